@@ -1,0 +1,82 @@
+// swift-tools-version:6.1
+// passkey-agent: a hardware-backed passkey and token agent for Linux.
+//
+// Targets are listed from the bottom layer up; each layer uses only the
+// layers below it. docs/ARCHITECTURE.md is the map.
+import PackageDescription
+
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras: Target.Dependency = .product(name: "CryptoExtras", package: "swift-crypto")
+let x509: Target.Dependency = .product(name: "X509", package: "swift-certificates")
+let asn1: Target.Dependency = .product(name: "SwiftASN1", package: "swift-asn1")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let nio: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let httpClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+
+let package = Package(
+    name: "passkey-agent",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.20.0"),
+    ],
+    targets: [
+        // MARK: Layer 8 — C libraries from Debian packages.
+        .systemLibrary(name: "CFIDO2", pkgConfig: "libfido2",
+                       providers: [.apt(["libfido2-dev", "libssl-dev"])]),
+        .systemLibrary(name: "CPCSC", pkgConfig: "libpcsclite",
+                       providers: [.apt(["libpcsclite-dev"])]),
+        .systemLibrary(name: "CCBOR", pkgConfig: "libcbor",
+                       providers: [.apt(["libcbor-dev"])]),
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+
+        // MARK: Layer 7 — encodings and the W3C WebAuthn model.
+        .target(name: "CBOR", dependencies: ["CCBOR"]),
+        .target(name: "ISO7816"),
+        .target(name: "WebAuthn", dependencies: ["CBOR", crypto, cryptoExtras, x509, asn1]),
+
+        // MARK: Layer 6 — software devices.
+        .target(name: "VirtualAuthenticator", dependencies: ["CBOR", "WebAuthn", crypto, cryptoExtras]),
+        .target(name: "VirtualCard", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras, logging]),
+
+        // MARK: Layer 5 — hardware access.
+        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "VirtualAuthenticator"]),
+        .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"]),
+        .target(name: "PIV", dependencies: ["SmartCard", "ISO7816", "CLibCrypto", crypto, cryptoExtras, x509, asn1]),
+
+        // MARK: Layer 2 — servers.
+        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", hummingbird, crypto, logging]),
+
+        // MARK: Layer 1 — executables: thin mains.
+        .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"]),
+        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", argumentParser]),
+        .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging]),
+
+        // The `passkey` command line: argument parsing, prompts, output.
+        .target(name: "PasskeyCLI", dependencies: ["FIDO", "WebAuthn", "PIV", "SmartCard", argumentParser]),
+
+        // MARK: Test support shared by the test targets (never linked into a product).
+        .target(name: "TestSupport", dependencies: [], path: "Tests/TestSupport"),
+
+        // MARK: Tests.
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", crypto]),
+        .testTarget(name: "VirtualAuthenticatorTests",
+                    dependencies: ["VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
+        .testTarget(name: "FIDOTests", dependencies: ["FIDO", "VirtualAuthenticator", "WebAuthn", "CBOR", "TestSupport", crypto]),
+        .testTarget(name: "SmartCardTests",
+                    dependencies: ["ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", crypto]),
+        .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", crypto]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", crypto]),
+    ]
+)

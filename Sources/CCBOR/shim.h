@@ -1,0 +1,2 @@
+// libcbor (Debian: libcbor-dev 0.8).
+#include <cbor.h>

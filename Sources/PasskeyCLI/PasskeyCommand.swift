@@ -1,0 +1,13 @@
+import ArgumentParser
+
+/// The `passkey` command: the root of every verb.
+public struct PasskeyCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "passkey",
+        abstract: "Passkeys on security keys, and tokens kept under hardware, from a terminal.",
+        discussion: ExitStatus.helpText,
+        subcommands: []
+    )
+
+    public init() {}
+}

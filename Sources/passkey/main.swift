@@ -1,0 +1,3 @@
+import PasskeyCLI
+
+await PasskeyCommand.main()
