@@ -1,0 +1,85 @@
+import FoundationEssentials
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import WebAuthn
+
+/// A local, strict, passwordless.dev-compatible API server.
+///
+///     let server = try await DevServer.start(DevServerConfiguration())
+///     // server.apiURL, server.apiKey, server.apiSecret …
+///     await server.shutdown()
+public enum DevServer {
+    /// Validates the configuration, opens (or creates) the state, binds the
+    /// listening socket and starts serving. Returns once the port is bound.
+    public static func start(_ configuration: DevServerConfiguration) async throws(DevServerError) -> RunningDevServer {
+        guard isLoopback(configuration.host) else {
+            throw .invalidConfiguration("listen address \"\(configuration.host)\"",
+                                        reason: "the devserver serves only on loopback (127.0.0.1, ::1 or localhost): it has no TLS and prints its secret")
+        }
+        guard (0...65535).contains(configuration.port) else {
+            throw .invalidConfiguration("port \(configuration.port)", reason: "use 0 to 65535")
+        }
+        guard AppKeys.isValidAppId(configuration.appId) else {
+            throw .invalidConfiguration("app id \"\(configuration.appId)\"", reason: "use lowercase letters, digits and hyphens")
+        }
+        let allowList = try AllowList(rpIds: configuration.rpIds, origins: configuration.effectiveOrigins)
+        let logger = configuration.logger
+        let store = try DevServerStore.open(dataDirectory: configuration.dataDirectory,
+                                            appId: configuration.appId, logger: logger)
+        let keys = await store.keys
+        guard let keyMaterial = Base64URL.decode(keys.tokenKeyMaterial), keyMaterial.count == 32 else {
+            throw .stateFile(path: configuration.dataDirectory ?? "(memory)", reason: "the token key material is not 32 bytes of base64url")
+        }
+        let api = DevServerAPI(store: store, keys: keys,
+                               tokens: TokenCodec(appId: keys.appId, keyMaterial: keyMaterial),
+                               allowList: allowList, configuration: configuration)
+
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let application = Application(
+            router: Routes.router(api: api, logger: logger),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
+                                                    serverName: nil),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [application],
+            gracefulShutdownSignals: configuration.handlesTerminationSignals ? [.sigterm, .sigint] : [],
+            logger: logger))
+        let running = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
+
+        var boundPort: Int?
+        for await port in ports { boundPort = port }
+        guard let port = boundPort, port > 0 else {
+            let reason: String
+            switch await running.result {
+            case .failure(let error): reason = "\(error)"
+            case .success: reason = "the server stopped before it was listening"
+            }
+            throw .listenFailed(address: "\(configuration.host):\(configuration.port)", reason: reason)
+        }
+        let hostInURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return RunningDevServer(
+            apiURL: "http://\(hostInURL):\(port)", port: port, apiKey: keys.apiKey, apiSecret: keys.apiSecret,
+            rpIds: allowList.rpIds, origins: allowList.origins, group: group, task: running, store: store)
+    }
+
+    /// A logger writing to standard error, so standard output carries only
+    /// the start-up line.
+    public static func standardErrorLogger(level: Logger.Level) -> Logger {
+        var logger = Logger(label: "passkey-devserver") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = level
+        return logger
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,54 @@
+import Crypto
+import FoundationEssentials
+import WebAuthn
+
+/// The app's keys in the hosted formats — public `<app>:public:<32 hex>`,
+/// secret `<app>:secret:<32 hex>` — and the material its tokens are MACed
+/// with. Generated per start, or kept in the data directory.
+struct AppKeys: Sendable, Codable, Equatable {
+    var appId: String
+    var apiKey: String
+    var apiSecret: String
+    /// 32 random bytes, base64url; token MAC keys are derived from it with HKDF.
+    var tokenKeyMaterial: String
+
+    static func generate(appId: String) -> AppKeys {
+        AppKeys(appId: appId,
+                apiKey: "\(appId):public:\(hex(randomBytes(16)))",
+                apiSecret: "\(appId):secret:\(hex(randomBytes(16)))",
+                tokenKeyMaterial: Base64URL.encode(randomBytes(32)))
+    }
+
+    /// An app id is the tenant name: lowercase letters, digits and hyphens, no `:`.
+    static func isValidAppId(_ appId: String) -> Bool {
+        !appId.isEmpty && appId.utf8.count <= 62 && appId.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                || $0 == UInt8(ascii: "-")
+        }
+    }
+
+    /// True when `key` has the hosted shape for `kind` (`public` or `secret`).
+    static func hasShape(_ key: String, kind: String) -> Bool {
+        let parts = key.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, isValidAppId(String(parts[0])), parts[1] == kind, parts[2].utf8.count == 32 else {
+            return false
+        }
+        return parts[2].utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }
+    }
+
+    /// Random bytes from the system CSPRNG, by way of swift-crypto.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

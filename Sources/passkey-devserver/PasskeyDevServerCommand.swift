@@ -1,0 +1,104 @@
+// passkey-devserver: a local, strict, passwordless.dev-compatible API server.
+// Prints one JSON line with its URL and keys, then serves until SIGTERM.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import DevServer
+import Logging
+import WebAuthn
+
+@main
+struct PasskeyDevServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passkey-devserver",
+        abstract: "A local, strict, passwordless.dev-compatible API server.",
+        discussion: """
+            Prints one JSON line on standard output — {"apiUrl","apiKey","apiSecret","rpId","origins"} — \
+            then serves until SIGTERM or SIGINT. Logs go to standard error. See docs/DEVSERVER.md.
+            """)
+
+    @Option(help: "Address and port to listen on; port 0 picks a free one. Loopback only.")
+    var listen = "127.0.0.1:0"
+
+    @Option(name: .customLong("rp-id"), help: "An RP ID the app may use (repeatable; the first is the primary one).")
+    var rpIds: [String] = []
+
+    @Option(name: .customLong("origin"), help: "An origin the app may use (repeatable). Default: https://<rp-id> for each RP ID.")
+    var origins: [String] = []
+
+    @Option(name: .customLong("data-dir"), help: "Keep keys, users, aliases and credentials in this directory (0700) across restarts.")
+    var dataDirectory: String?
+
+    @Option(name: .customLong("app-id"), help: "The app id that prefixes the keys.")
+    var appId = "devapp"
+
+    @Option(name: .customLong("session-ttl"), help: "Seconds a begin session stays valid.")
+    var sessionTTL = 120
+
+    @Option(name: .customLong("sign-in-user-verification"),
+            help: "User verification /signin/begin asks for: preferred, required or discouraged.")
+    var signInUserVerification = "preferred"
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        guard let (host, port) = Self.parseListen(listen) else {
+            throw ValidationError("--listen \"\(listen)\" is not host:port (e.g. 127.0.0.1:0 or [::1]:8080)")
+        }
+        guard sessionTTL > 0 else { throw ValidationError("--session-ttl must be a positive number of seconds") }
+        guard let userVerification = UserVerificationRequirement(rawValue: signInUserVerification) else {
+            throw ValidationError("--sign-in-user-verification must be preferred, required or discouraged")
+        }
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level \"\(logLevel)\" is not a log level")
+        }
+        let configuration = DevServerConfiguration(
+            host: host, port: port, appId: appId, rpIds: rpIds.isEmpty ? ["localhost"] : rpIds, origins: origins,
+            dataDirectory: dataDirectory, sessionLifetime: .seconds(sessionTTL),
+            signInUserVerification: userVerification, handlesTerminationSignals: true,
+            logger: DevServer.standardErrorLogger(level: level))
+        let server: RunningDevServer
+        do { server = try await DevServer.start(configuration) } catch {
+            writeLine("passkey-devserver: \(error.description)", to: STDERR_FILENO)
+            throw ExitCode(78)  // EX_CONFIG
+        }
+        // The start-up contract: exactly one line on stdout, written at once
+        // (unbuffered), because the reader waits for it before sending requests.
+        writeLine(server.startupLine, to: STDOUT_FILENO)
+        try await server.waitUntilStopped()
+    }
+
+    /// `host:port`, `[v6]:port`.
+    static func parseListen(_ text: String) -> (String, Int)? {
+        let host: Substring, portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else { return nil }
+        return (String(host), port)
+    }
+}
+
+/// Writes a whole line straight to a file descriptor, bypassing stdio buffers.
+func writeLine(_ text: String, to descriptor: Int32) {
+    let bytes = Array((text + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        offset += written
+    }
+}
