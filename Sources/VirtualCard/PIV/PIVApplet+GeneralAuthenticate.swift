@@ -1,0 +1,102 @@
+import Crypto
+import ISO7816
+
+extension PIVApplet {
+    /// GENERAL AUTHENTICATE (`00 87 alg ref`, data `7C …`): the management-key
+    /// handshake for 9B, otherwise ECDH (`82 00 85 point`) or ECDSA
+    /// (`82 00 81 hash`) with the key in the slot.
+    func generalAuthenticate(_ command: CommandAPDU) throws(StatusError) -> ResponseAPDU {
+        let template: [BERTLV]
+        do {
+            let (outer, used) = try BERTLV.parseFirst(command.data)
+            guard outer.tag == PIVCard.Tag.dynamicAuthenticationTemplate, used == command.data.count else {
+                throw StatusError(.incorrectData)
+            }
+            template = try outer.children()
+        } catch let error as StatusError {
+            throw error
+        } catch {
+            throw StatusError(.incorrectData)
+        }
+        if command.p2 == PIVCard.Reference.managementKey {
+            return try authenticateManagementKey(algorithm: command.p1, template: template)
+        }
+        return try useSlotKey(slot: command.p2, algorithm: command.p1, template: template)
+    }
+
+    private func useSlotKey(slot: UInt8, algorithm: UInt8, template: [BERTLV]) throws(StatusError) -> ResponseAPDU {
+        guard PIVCard.Reference.asymmetricKeySlots.contains(slot) else { throw StatusError(.referencedDataNotFound) }
+        guard let stored = state.key(in: slot) else { throw StatusError(.referencedDataNotFound) }
+        guard algorithm == stored.algorithm else { throw StatusError(.incorrectP1P2) }
+        guard let response = template.first(PIVCard.Tag.response), response.value.isEmpty else {
+            throw StatusError(.incorrectData)
+        }
+        try checkKeyAccess(slot: slot, key: stored)
+        guard let scalar = try? Hexadecimal.decode(stored.privateKey) else { throw StatusError(.memoryFailure) }
+
+        if let peer = template.first(PIVCard.Tag.exponentiation) {
+            guard let privateKey = try? P256.KeyAgreement.PrivateKey(rawRepresentation: scalar),
+                  let peerKey = try? P256.KeyAgreement.PublicKey(x963Representation: peer.value),
+                  let shared = try? privateKey.sharedSecretFromKeyAgreement(with: peerKey)
+            else { throw StatusError(.incorrectData) }
+            consumeAlwaysPIN(key: stored, slot: slot)
+            return dynamicAuthenticationResponse(tag: PIVCard.Tag.response, value: shared.withUnsafeBytes { Array($0) })
+        }
+        if let challenge = template.first(PIVCard.Tag.challenge), !challenge.value.isEmpty {
+            guard let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: scalar),
+                  let signature = try? privateKey.signature(for: PrehashedDigest(challenge.value))
+            else { throw StatusError(.incorrectData) }
+            consumeAlwaysPIN(key: stored, slot: slot)
+            return dynamicAuthenticationResponse(tag: PIVCard.Tag.response, value: Array(signature.derRepresentation))
+        }
+        throw StatusError(.incorrectData)
+    }
+
+    /// The PIN policy the key was generated with, or the slot's own rule.
+    func effectivePINPolicy(slot: UInt8, key: PIVCardState.KeyState) -> UInt8 {
+        if key.pinPolicy != PIVCard.PINPolicy.default { return key.pinPolicy }
+        switch slot {
+        case PIVCard.Reference.signature: return PIVCard.PINPolicy.always
+        case PIVCard.Reference.cardAuthentication: return PIVCard.PINPolicy.never
+        default: return PIVCard.PINPolicy.once
+        }
+    }
+
+    private func checkKeyAccess(slot: UInt8, key: PIVCardState.KeyState) throws(StatusError) {
+        switch effectivePINPolicy(slot: slot, key: key) {
+        case PIVCard.PINPolicy.never:
+            return
+        case PIVCard.PINPolicy.always:
+            guard pinVerifiedForAlwaysKey else { throw StatusError(.securityStatusNotSatisfied) }
+        default:
+            guard pinVerified else { throw StatusError(.securityStatusNotSatisfied) }
+        }
+    }
+
+    private func consumeAlwaysPIN(key: PIVCardState.KeyState, slot: UInt8) {
+        if effectivePINPolicy(slot: slot, key: key) == PIVCard.PINPolicy.always {
+            pinVerifiedForAlwaysKey = false
+        }
+    }
+}
+
+/// A hash computed elsewhere, handed to swift-crypto's ECDSA as its digest.
+/// ECDSA over P-256 uses the leftmost 256 bits of the hash (FIPS 186-5
+/// §6.4.1); shorter hashes are left-padded with zeros, which leaves their
+/// integer value unchanged.
+struct PrehashedDigest: Digest {
+    static let byteCount = 32
+    private let bytes: [UInt8]
+
+    init(_ hash: [UInt8]) {
+        bytes = hash.count >= 32 ? Array(hash.prefix(32)) : [UInt8](repeating: 0, count: 32 - hash.count) + hash
+    }
+
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes(body)
+    }
+
+    func makeIterator() -> IndexingIterator<[UInt8]> { bytes.makeIterator() }
+
+    var description: String { "PrehashedDigest" }
+}

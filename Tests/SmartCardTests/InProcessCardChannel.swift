@@ -1,0 +1,52 @@
+import ISO7816
+import Logging
+import SmartCard
+import VirtualCard
+
+/// A `CardChannel` straight into a `VirtualCard` in this process: the same
+/// bytes pcscd would carry, without pcscd, for fast tests of the applet and
+/// the client logic. The PC/SC tests run the same client through the real stack.
+final class InProcessCardChannel: CardChannel {
+    let readerName = "in-process card"
+    let card: VirtualCard
+    private(set) var sentCommands: [[UInt8]] = []
+
+    init(card: VirtualCard) { self.card = card }
+
+    func transmitRaw(_ command: [UInt8]) throws(SmartCardError) -> [UInt8] {
+        sentCommands.append(command)
+        let response = card.process(apdu: command)
+        // Clients read responses into 258-byte buffers; the card must never send more.
+        guard response.count <= 258 else {
+            throw .malformedResponse("the card sent \(response.count) bytes in one response APDU")
+        }
+        return response
+    }
+}
+
+/// A channel that answers from a script, to drive the chaining logic through
+/// cases a well-behaved card never produces (6Cxx).
+final class ScriptedCardChannel: CardChannel {
+    let readerName = "scripted card"
+    private var answers: [[UInt8]]
+    private(set) var sentCommands: [[UInt8]] = []
+
+    init(answers: [[UInt8]]) { self.answers = answers }
+
+    func transmitRaw(_ command: [UInt8]) throws(SmartCardError) -> [UInt8] {
+        sentCommands.append(command)
+        guard !answers.isEmpty else { throw .malformedResponse("the script has no more answers") }
+        return answers.removeFirst()
+    }
+}
+
+enum TestCards {
+    /// Quiet: the applet's info logs would only clutter the test output.
+    static let logger = Logger(label: "test-card", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// A factory-new PIV card in memory (or in `stateFile`).
+    static func pivCard(stateFile: StateFile? = nil) throws -> (VirtualCard, PIVApplet) {
+        let applet = try PIVApplet(stateFile: stateFile, logger: logger)
+        return (VirtualCard(applets: [applet], logger: logger), applet)
+    }
+}
