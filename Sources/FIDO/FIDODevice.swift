@@ -1,0 +1,197 @@
+import CFIDO2
+import Dispatch
+import Synchronization
+
+/// Which authenticator to open.
+public enum DeviceTarget: Sendable {
+    /// A USB key at a hidraw path, through libfido2's own I/O.
+    case hidraw(path: String)
+    /// A CTAPHID device reached through libfido2's custom I/O hooks
+    /// (`fido_dev_new` → `fido_dev_set_io_functions` → `fido_dev_open`).
+    case packetDevice(any CTAPHIDPacketDevice, DeviceDescriptor)
+}
+
+/// What the key is doing, for "Touch your security key…" prompts.
+public enum FIDOProgress: String, Sendable, Codable {
+    /// The request is on its way or being processed.
+    case processing
+    /// The key waits for a touch (or a fingerprint).
+    case touch
+    /// A PIN exchange with the key is under way.
+    case pin
+}
+
+/// An open authenticator. One request runs at a time (libfido2's device
+/// handle is not thread-safe); `cancel()` may be called from any thread.
+public final class FIDODevice: @unchecked Sendable {
+    public let descriptor: DeviceDescriptor
+    public let info: AuthenticatorInfo
+    /// The libfido2 handle. Touched only under `exclusive`, except by `fido_dev_cancel`.
+    let handle: OpaquePointer
+    private let exclusive = Mutex(())
+    private let observer: PacketObserver?
+    private let registeredPath: String?
+    private let queue = DispatchQueue(label: "passkey.fido.device")
+
+    /// Opens the device and reads its GetInfo.
+    public static func open(_ target: DeviceTarget) throws(FIDOError) -> FIDODevice {
+        FIDOLibrary.ensureInitialised()
+        guard let handle = fido_dev_new() else { throw .other(code: FIDO_ERR_INTERNAL, "out of memory") }
+        var owned: OpaquePointer? = handle
+        let descriptor: DeviceDescriptor, path: String
+        var observer: PacketObserver?, registeredPath: String?
+        switch target {
+        case .hidraw(let hidPath):
+            path = hidPath
+            descriptor = DeviceDiscovery.connectedKeys().first { $0.path == hidPath }
+                ?? DeviceDescriptor(path: hidPath, manufacturer: "", product: "", vendorId: 0, productId: 0, isSoftware: false)
+        case .packetDevice(let device, let packetDescriptor):
+            descriptor = packetDescriptor
+            path = PacketDeviceRegistry.register(device)
+            registeredPath = path
+            let packetObserver = PacketObserver()
+            observer = packetObserver
+            PacketDeviceIO.setObserver(packetObserver, for: path)
+            var io = PacketDeviceIO.functions
+            let status = fido_dev_set_io_functions(handle, &io)
+            guard status == FIDO_OK else {
+                Self.unregister(registeredPath)
+                fido_dev_free(&owned)
+                throw FIDOError(code: status, operation: "setting up the software authenticator")
+            }
+        }
+        let opened = fido_dev_open(handle, path)
+        guard opened == FIDO_OK else {
+            Self.unregister(registeredPath)
+            fido_dev_free(&owned)
+            switch opened {
+            case FIDO_ERR_RX, FIDO_ERR_TX, FIDO_ERR_INTERNAL:
+                throw .deviceUnavailable("could not open \(path) (\(String(cString: fido_strerr(opened)))); is it plugged in, and may you use it (udev rules)?")
+            default:
+                throw FIDOError(code: opened, operation: "opening \(path)")
+            }
+        }
+        guard fido_dev_is_fido2(handle) else {
+            fido_dev_close(handle)
+            Self.unregister(registeredPath)
+            fido_dev_free(&owned)
+            throw .unsupportedOption("FIDO2 (this is a U2F-only key)")
+        }
+        guard let rawInfo = fido_cbor_info_new() else {
+            fido_dev_close(handle)
+            Self.unregister(registeredPath)
+            fido_dev_free(&owned)
+            throw .other(code: FIDO_ERR_INTERNAL, "out of memory")
+        }
+        var infoOwned: OpaquePointer? = rawInfo
+        defer { fido_cbor_info_free(&infoOwned) }
+        let infoStatus = fido_dev_get_cbor_info(handle, rawInfo)
+        guard infoStatus == FIDO_OK else {
+            fido_dev_close(handle)
+            Self.unregister(registeredPath)
+            fido_dev_free(&owned)
+            throw FIDOError(code: infoStatus, operation: "reading the key's info")
+        }
+        return FIDODevice(handle: handle, descriptor: descriptor, info: AuthenticatorInfo(rawInfo),
+                          observer: observer, registeredPath: registeredPath)
+    }
+
+    private init(handle: OpaquePointer, descriptor: DeviceDescriptor, info: AuthenticatorInfo,
+                 observer: PacketObserver?, registeredPath: String?) {
+        self.handle = handle
+        self.descriptor = descriptor
+        self.info = info
+        self.observer = observer
+        self.registeredPath = registeredPath
+    }
+
+    deinit {
+        fido_dev_close(handle)
+        var owned: OpaquePointer? = handle
+        fido_dev_free(&owned)
+        Self.unregister(registeredPath)
+    }
+
+    private static func unregister(_ path: String?) {
+        guard let path else { return }
+        PacketDeviceRegistry.unregister(path)
+        PacketDeviceIO.removeObserver(for: path)
+    }
+
+    /// Asks the key to abandon the request in flight (CTAPHID_CANCEL).
+    /// The request then fails with `FIDOError.cancelled`.
+    public func cancel() {
+        _ = fido_dev_cancel(handle)
+    }
+
+    /// Runs one libfido2 request with exclusive use of the handle and returns
+    /// libfido2's status.
+    ///
+    /// `timeout` bounds the whole exchange (libfido2 counts it down across
+    /// reads); a read that runs out of it comes back as FIDO_ERR_RX, which is
+    /// reported here as the key's own USER_ACTION_TIMEOUT would be.
+    /// `progress` hears `.processing` at once and `.touch` when the key says it
+    /// waits for the user — from KEEPALIVE packets on packet devices; for hidraw
+    /// keys, whose keepalives libfido2 consumes, as soon as a request that
+    /// needs presence is sent.
+    func exchange(timeout: Duration?, expectsTouch: Bool,
+                  progress: (@Sendable (FIDOProgress) -> Void)?,
+                  _ body: (OpaquePointer) -> Int32) -> Int32 {
+        exclusive.withLock { _ in
+            let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
+            _ = fido_dev_set_timeout(handle, milliseconds)
+            progress?(.processing)
+            if let observer {
+                observer.setHandler { status in
+                    if status == 0x02 { progress?(.touch) }  // KEEPALIVE UPNEEDED
+                }
+            } else if expectsTouch {
+                progress?(.touch)
+            }
+            defer { observer?.setHandler(nil) }
+            let clock = ContinuousClock()
+            let started = clock.now
+            let status = body(handle)
+            if status == FIDO_ERR_RX, let timeout, clock.now - started >= timeout - .milliseconds(50) {
+                return FIDO_ERR_USER_ACTION_TIMEOUT
+            }
+            return status
+        }
+    }
+
+    /// Runs a blocking device call off the Swift concurrency pool; cancelling
+    /// the task cancels the request on the key.
+    ///
+    /// A CTAPHID_CANCEL only affects a request the key is already processing,
+    /// so a cancellation that races the start of the request is repeated every
+    /// 100 ms until the request ends.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (FIDODevice) throws(FIDOError) -> T) async throws(FIDOError) -> T {
+        let state = Mutex((cancelled: false, finished: false))
+        let result: Result<T, FIDOError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.async {
+                    let result: Result<T, FIDOError>
+                    if state.withLock({ $0.cancelled }) {
+                        result = .failure(.cancelled)
+                    } else {
+                        do throws(FIDOError) { result = .success(try body(self)) } catch { result = .failure(error) }
+                    }
+                    state.withLock { $0.finished = true }
+                    continuation.resume(returning: result)
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.cancelled = true }
+            self.cancelUntilFinished { state.withLock { $0.finished } }
+        }
+        return try result.get()
+    }
+
+    private func cancelUntilFinished(_ finished: @escaping @Sendable () -> Bool) {
+        guard !finished() else { return }
+        cancel()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) {
+            self.cancelUntilFinished(finished)
+        }
+    }
+}

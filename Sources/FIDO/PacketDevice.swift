@@ -1,0 +1,121 @@
+import CFIDO2
+import Synchronization
+
+/// A device that speaks CTAPHID in 64-byte packets, reached through libfido2's
+/// custom I/O hooks instead of hidraw. The virtual authenticator is one.
+///
+/// `write` takes one 64-byte packet (the leading HID report-ID byte libfido2
+/// writes is stripped here); `read` returns one 64-byte packet, or nil when
+/// `timeoutMilliseconds` (negative: no limit) passes. Both may be called from
+/// different threads: libfido2 writes CTAPHID_CANCEL from the cancelling thread
+/// while another thread waits in `read`.
+public protocol CTAPHIDPacketDevice: AnyObject, Sendable {
+    func write(_ packet: [UInt8])
+    func read(timeoutMilliseconds: Int) -> [UInt8]?
+    /// libfido2 closed its handle: drop half-done traffic (a request still
+    /// running is abandoned, as when a key is unplugged from the host's view).
+    func close()
+}
+
+/// Devices reachable through the custom I/O hooks, by the path libfido2 is given.
+///
+/// libfido2's `open(path)` callback is a C function: it can only find the Swift
+/// object through a table. Paths look like `virtual:N`; they never start with
+/// `nfc:`, which libfido2 1.12 would hand to its kernel-NFC backend.
+enum PacketDeviceRegistry {
+    private static let table = Mutex<(next: Int, devices: [String: any CTAPHIDPacketDevice])>((0, [:]))
+
+    static func register(_ device: any CTAPHIDPacketDevice) -> String {
+        table.withLock { state in
+            state.next += 1
+            let path = "virtual:\(state.next)"
+            state.devices[path] = device
+            return path
+        }
+    }
+
+    static func unregister(_ path: String) {
+        _ = table.withLock { $0.devices.removeValue(forKey: path) }
+    }
+
+    static func device(at path: String) -> (any CTAPHIDPacketDevice)? {
+        table.withLock { $0.devices[path] }
+    }
+}
+
+/// The handle libfido2 keeps between `open` and `close` for a packet device.
+final class PacketDeviceHandle {
+    let device: any CTAPHIDPacketDevice
+    /// Told about every packet read, so KEEPALIVE(UPNEEDED) can become a "touch" prompt.
+    let observer: PacketObserver
+
+    init(device: any CTAPHIDPacketDevice, observer: PacketObserver) {
+        self.device = device
+        self.observer = observer
+    }
+}
+
+/// Watches the replies for CTAPHID_KEEPALIVE, whose status says the key is
+/// waiting for the user (CTAP 2.1 §11.2.9.1.5).
+final class PacketObserver: Sendable {
+    private let onKeepalive: Mutex<(@Sendable (UInt8) -> Void)?> = Mutex(nil)
+
+    func setHandler(_ handler: (@Sendable (UInt8) -> Void)?) {
+        onKeepalive.withLock { $0 = handler }
+    }
+
+    func observe(_ packet: [UInt8]) {
+        // Init packet layout: CID(4) | CMD(1) | BCNT(2) | data. KEEPALIVE is 0x3B | 0x80.
+        guard packet.count >= 8, packet[4] == 0xBB else { return }
+        let status = packet[7]
+        onKeepalive.withLock { $0 }?(status)
+    }
+}
+
+/// The C callbacks handed to `fido_dev_set_io_functions`.
+enum PacketDeviceIO {
+    /// Observers by path, so `open` can attach the right one to its handle.
+    private static let observers = Mutex<[String: PacketObserver]>([:])
+
+    static func setObserver(_ observer: PacketObserver, for path: String) {
+        observers.withLock { $0[path] = observer }
+    }
+
+    static func removeObserver(for path: String) {
+        _ = observers.withLock { $0.removeValue(forKey: path) }
+    }
+
+    static var functions: fido_dev_io_t {
+        fido_dev_io_t(
+            open: { path in
+                guard let path, let name = String(validatingCString: path),
+                      let device = PacketDeviceRegistry.device(at: name) else { return nil }
+                let observer = PacketDeviceIO.observers.withLock { $0[name] } ?? PacketObserver()
+                let handle = PacketDeviceHandle(device: device, observer: observer)
+                return Unmanaged.passRetained(handle).toOpaque()
+            },
+            close: { raw in
+                guard let raw else { return }
+                let handle = Unmanaged<PacketDeviceHandle>.fromOpaque(raw)
+                handle.takeUnretainedValue().device.close()
+                handle.release()
+            },
+            read: { raw, buffer, length, milliseconds in
+                // libfido2 1.12 with its own I/O reads exactly one 64-byte report.
+                guard let raw, let buffer, length >= 64 else { return -1 }
+                let handle = Unmanaged<PacketDeviceHandle>.fromOpaque(raw).takeUnretainedValue()
+                guard let packet = handle.device.read(timeoutMilliseconds: Int(milliseconds)),
+                      packet.count == 64 else { return -1 }
+                handle.observer.observe(packet)
+                packet.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: 64) }
+                return 64
+            },
+            write: { raw, buffer, length in
+                // …and writes 65 bytes: report ID 0, then one 64-byte packet.
+                guard let raw, let buffer, length == 65 else { return -1 }
+                let handle = Unmanaged<PacketDeviceHandle>.fromOpaque(raw).takeUnretainedValue()
+                handle.device.write(Array(UnsafeBufferPointer(start: buffer + 1, count: 64)))
+                return 65
+            })
+    }
+}
