@@ -54,29 +54,46 @@ let package = Package(
         .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"]),
         .target(name: "PIV", dependencies: ["SmartCard", "ISO7816", "CLibCrypto", crypto, cryptoExtras, x509, asn1]),
 
-        // MARK: Layer 2 — servers.
+        // MARK: Layer 4 — ceremonies, tokens, the vault.
+        .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", crypto, cryptoExtras]),
+
+        // MARK: Layer 3 — the agent's protocol types and settings.
+        .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO"]),
+        .target(name: "Settings"),
+        .target(name: "AgentCore", dependencies: ["AgentProtocol", "Settings", "FIDO", "VirtualAuthenticator",
+                                                  "WebAuthn", "WebAuthnClient"]),
+
+        // MARK: Layer 2 — servers and the agent's client.
+        .target(name: "AgentClient", dependencies: ["AgentProtocol", "WebAuthnClient"]),
+        .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "WebAuthnClient", "FIDO",
+                                                    nio, nioPosix, logging]),
         .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", hummingbird, crypto, logging]),
 
         // MARK: Layer 1 — executables: thin mains.
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"]),
-        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", argumentParser]),
+        .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", argumentParser, logging]),
+        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", argumentParser, logging]),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging]),
 
         // The `passkey` command line: argument parsing, prompts, output.
-        .target(name: "PasskeyCLI", dependencies: ["FIDO", "WebAuthn", "PIV", "SmartCard", argumentParser]),
+        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings",
+                                                  "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", argumentParser]),
 
         // MARK: Test support shared by the test targets (never linked into a product).
         .target(name: "TestSupport", dependencies: [], path: "Tests/TestSupport"),
 
         // MARK: Tests.
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
-        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", crypto]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", crypto, x509, asn1]),
         .testTarget(name: "VirtualAuthenticatorTests",
                     dependencies: ["VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
-        .testTarget(name: "FIDOTests", dependencies: ["FIDO", "VirtualAuthenticator", "WebAuthn", "CBOR", "TestSupport", crypto]),
+        .testTarget(name: "FIDOTests", dependencies: ["FIDO", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
+                                                  "CBOR", "TestSupport", crypto]),
         .testTarget(name: "SmartCardTests",
-                    dependencies: ["ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", crypto]),
-        .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", crypto]),
+                    dependencies: ["ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", crypto, x509, logging]),
+        .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
+        .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", crypto]),
     ]
 )

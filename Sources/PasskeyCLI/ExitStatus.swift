@@ -1,16 +1,20 @@
 /// The exit statuses of `passkey`, one per kind of failure a script may want
-/// to tell apart. `--help` prints this table.
-public enum ExitStatus: Int32, CaseIterable, Sendable {
-    case success = 0
-    case failure = 1
-    case usage = 64
-
-    static var helpText: String {
-        """
+/// to tell apart (AgentErrorKind.exitStatus maps every error kind onto them).
+/// `passkey --help` prints this table; docs/PROTOCOL.md lists the kinds.
+enum ExitStatus {
+    static let helpText = """
         EXIT STATUS
           0   success
-          1   the operation failed (the message says why)
+          1   failed for another reason (the message says why)
+          3   no usable device: no security key, card or reader, pcscd not running, key unplugged
+          4   cancelled or declined (at the key, or at a prompt)
+          5   timed out waiting for a touch
+          6   PIN problem: needed, wrong (tries left are printed), blocked, or not set
+          7   the vault is locked, or cannot be opened
+          8   the server answered with an error (its errorCode is printed)
+          9   the network failed (the URL is printed)
+          10  already registered, no matching credential, or no such account
+          11  invalid input (which field, and why, is printed)
           64  the command line is wrong
         """
-    }
 }

@@ -6,7 +6,7 @@ public struct PasskeyCommand: AsyncParsableCommand {
         commandName: "passkey",
         abstract: "Passkeys on security keys, and tokens kept under hardware, from a terminal.",
         discussion: ExitStatus.helpText,
-        subcommands: []
+        subcommands: [StatusCommand.self, DevicesCommand.self, PINCommand.self, WebAuthnCommand.self, CardCommand.self]
     )
 
     public init() {}

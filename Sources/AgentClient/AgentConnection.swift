@@ -1,0 +1,93 @@
+import AgentProtocol
+import FoundationEssentials
+import WebAuthnClient
+
+/// The CLI's side of the socket protocol (docs/PROTOCOL.md): one request at
+/// a time, progress notifications turned into calls on a `UserInteraction`,
+/// and its questions (`pin`, `choose`) answered on the same connection.
+public final class AgentConnection {
+    private let socket: UnixSocket
+    private var nextId: Int64 = 1
+    public let path: String
+
+    /// Connects to the agent at `path`; nil when no agent answers there.
+    public static func connect(path: String) -> AgentConnection? {
+        UnixSocket.connect(path: path).map { AgentConnection(socket: $0, path: path) }
+    }
+
+    private init(socket: UnixSocket, path: String) {
+        self.socket = socket
+        self.path = path
+    }
+
+    public func call<M: AgentMethod>(_ method: M.Type, _ params: M.Params,
+                                     interaction: any UserInteraction) async throws(AgentError) -> M.Result {
+        let id = RPCID.number(nextId)
+        nextId += 1
+        let request: [UInt8]
+        do {
+            request = try Array(JSONEncoder().encode(RPCRequest(id: id, method: M.name, params: JSONValue(encoding: params))))
+        } catch {
+            throw AgentError(.internal, "could not encode the request")
+        }
+        guard socket.write(request + [UInt8(ascii: "\n")]) else { throw lost() }
+        while true {
+            guard let line = socket.readLine() else { throw lost() }
+            let message: Incoming
+            do { message = try JSONDecoder().decode(Incoming.self, from: Data(line)) } catch {
+                throw AgentError(.internal, "the agent sent a line that is not a JSON-RPC message")
+            }
+            if let name = message.method {
+                guard name == ProgressParams.method, let params = message.params,
+                      let progress = try? params.decode(as: ProgressParams.self), progress.id == id else { continue }
+                await answer(progress, interaction: interaction)
+                continue
+            }
+            guard message.id == id else { continue }
+            if let error = message.error { throw AgentError(rpcError: error) }
+            do { return try (message.result ?? .null).decode(as: M.Result.self) } catch {
+                throw AgentError(.internal, "the agent's answer to \(M.name) does not decode: \(error)")
+            }
+        }
+    }
+
+    private func answer(_ progress: ProgressParams, interaction: any UserInteraction) async {
+        switch progress.stage {
+        case .processing: interaction.progress(.processing)
+        case .touch: interaction.progress(.touch)
+        case .pin:
+            do {
+                let pin = try await interaction.pin(progress.pin ?? PINRequest(what: "PIN", reason: "The agent needs a PIN."))
+                send(ControlMethod.pin, PINAnswerParams(id: progress.id, pin: pin))
+            } catch {
+                send(ControlMethod.cancel, CancelParams(id: progress.id))
+            }
+        case .choose:
+            do {
+                let index = try await interaction.chooseAccount(progress.accounts ?? [])
+                send(ControlMethod.choose, ChooseAnswerParams(id: progress.id, index: index))
+            } catch {
+                send(ControlMethod.cancel, CancelParams(id: progress.id))
+            }
+        }
+    }
+
+    private func send<P: Encodable>(_ method: String, _ params: P) {
+        guard let value = try? JSONValue(encoding: params),
+              let line = try? JSONEncoder().encode(RPCNotification(method: method, params: value)) else { return }
+        _ = socket.write(Array(line) + [UInt8(ascii: "\n")])
+    }
+
+    private func lost() -> AgentError {
+        AgentError(.internal, "the agent at \(path) closed the connection")
+    }
+
+    /// Any line from the agent: a response or a notification.
+    private struct Incoming: Decodable {
+        var id: RPCID?
+        var method: String?
+        var params: JSONValue?
+        var result: JSONValue?
+        var error: RPCErrorObject?
+    }
+}

@@ -1,0 +1,35 @@
+import AgentProtocol
+import Settings
+import Synchronization
+
+/// What the handlers share: settings, paths, the device broker, counters.
+/// Each capability adds its handlers in its own file (`register(into:)`).
+public final class CoreServices: Sendable {
+    public let paths: AgentPaths
+    public let settings: Settings
+    let environment: [String: String]
+    let devices: DeviceBroker
+    let runningAsAgent: Bool
+    let started = ContinuousClock.now
+    private let inFlight = Atomic<Int>(0)
+
+    init(environment: [String: String], runningAsAgent: Bool) throws(AgentError) {
+        paths = AgentPaths(environment: environment)
+        do { settings = try Settings.load(from: paths.configFile) } catch {
+            throw AgentError(.invalidInput, error.description)
+        }
+        self.environment = environment
+        devices = DeviceBroker(settings: settings, paths: paths, environment: environment)
+        self.runningAsAgent = runningAsAgent
+    }
+
+    func register(into table: inout MethodTable.Builder) {
+        registerStatus(into: &table)
+        registerWebAuthn(into: &table)
+        registerPIN(into: &table)
+    }
+
+    func beginRequest() { inFlight.add(1, ordering: .relaxed) }
+    func endRequest() { inFlight.subtract(1, ordering: .relaxed) }
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+}

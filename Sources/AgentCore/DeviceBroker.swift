@@ -1,0 +1,119 @@
+import AgentProtocol
+import FIDO
+import Settings
+import Synchronization
+import VirtualAuthenticator
+
+/// Finds the authenticator a request means, opens it, and makes requests to
+/// one device wait for each other in arrival order.
+///
+/// USB keys are opened anew for each request (a key may have been unplugged
+/// and replaced meanwhile). The software authenticator is kept loaded per
+/// state file for the life of the core, as a key stays plugged in.
+final class DeviceBroker: Sendable {
+    private let settings: Settings
+    private let paths: AgentPaths
+    private let environment: [String: String]
+    private let virtualDevices = Mutex<[String: VirtualHIDDevice]>([:])
+    private let locks = Mutex<[String: AsyncSerialLock]>([:])
+    private let keyCache = Mutex<(at: ContinuousClock.Instant, keys: [DeviceDescriptor])?>(nil)
+
+    init(settings: Settings, paths: AgentPaths, environment: [String: String]) {
+        self.settings = settings
+        self.paths = paths
+        self.environment = environment
+    }
+
+    /// What `choice` resolves to, without opening anything.
+    enum Resolved: Sendable {
+        case virtual(statePath: String)
+        case hidraw(String)
+
+        var key: String {
+            switch self {
+            case .virtual(let path): return "virtual:" + path
+            case .hidraw(let path): return path
+            }
+        }
+    }
+
+    func resolve(_ choice: DeviceChoice?) throws(AgentError) -> Resolved {
+        let named = choice?.device ?? settings.device.defaultDevice
+        if let named {
+            if named == "virtual" { return .virtual(statePath: virtualStatePath(choice)) }
+            guard named.hasPrefix("/") else {
+                throw AgentError(.invalidInput, "--device takes `virtual` or a device path such as /dev/hidraw0, not \"\(named)\"")
+            }
+            return .hidraw(named)
+        }
+        let keys = DeviceDiscovery.connectedKeys()
+        switch keys.count {
+        case 1: return .hidraw(keys[0].path)
+        case 0:
+            throw AgentError(.noDevice, "no security key is connected; plug one in, or use --device virtual for the software authenticator")
+        default:
+            let list = keys.map { "\($0.path) (\($0.product))" }.joined(separator: ", ")
+            throw AgentError(.noDevice, "\(keys.count) security keys are connected (\(list)); choose one with --device PATH")
+        }
+    }
+
+    /// The connected keys, enumerated at most once a second: `agent.status`
+    /// must stay cheap, and libfido2's enumeration walks udev.
+    func connectedKeysRecently() -> [DeviceDescriptor] {
+        let now = ContinuousClock.now
+        if let cached = keyCache.withLock({ $0 }), now - cached.at < .seconds(1) { return cached.keys }
+        let keys = DeviceDiscovery.connectedKeys()
+        keyCache.withLock { $0 = (now, keys) }
+        return keys
+    }
+
+    func virtualStatePath(_ choice: DeviceChoice?) -> String {
+        choice?.virtualState ?? settings.device.virtualState ?? paths.virtualAuthenticatorState
+    }
+
+    /// Whether the software authenticator is configured as the default device.
+    var virtualIsDefault: Bool { settings.device.defaultDevice == "virtual" }
+
+    /// Opens the device and runs `body` with it, after the requests queued before.
+    func withDevice<T: Sendable>(_ choice: DeviceChoice?,
+                                 _ body: @Sendable (FIDODevice) async throws -> T) async throws -> T {
+        let resolved = try resolve(choice)
+        let lock = locks.withLock { locks in
+            if let lock = locks[resolved.key] { return lock }
+            let lock = AsyncSerialLock()
+            locks[resolved.key] = lock
+            return lock
+        }
+        return try await lock.withLock {
+            let device = try self.open(resolved)
+            return try await body(device)
+        }
+    }
+
+    func open(_ resolved: Resolved) throws -> FIDODevice {
+        switch resolved {
+        case .hidraw(let path):
+            return try FIDODevice.open(.hidraw(path: path))
+        case .virtual(let statePath):
+            let device = try virtualDevice(statePath: statePath)
+            return try FIDODevice.open(.packetDevice(device, Self.virtualDescriptor))
+        }
+    }
+
+    /// One authenticator instance per state file: it is built (its state
+    /// loaded) under the lock, so two requests never race to load one file.
+    private func virtualDevice(statePath: String) throws -> VirtualHIDDevice {
+        try virtualDevices.withLock { (devices) throws(VirtualAuthenticatorError) -> VirtualHIDDevice in
+            if let device = devices[statePath] { return device }
+            let configuration = try VirtualAuthenticatorConfiguration(statePath: statePath).applyingEnvironment(environment)
+            let device = try VirtualHIDDevice(configuration: configuration)
+            devices[statePath] = device
+            return device
+        }
+    }
+
+    static let virtualDescriptor = DeviceDescriptor(
+        path: "virtual", manufacturer: "passkey-agent", product: "software authenticator (not hardware)",
+        vendorId: 0, productId: 0, isSoftware: true)
+}
+

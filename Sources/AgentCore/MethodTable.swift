@@ -1,0 +1,148 @@
+import AgentProtocol
+import FoundationEssentials
+import WebAuthnClient
+
+/// The methods the core serves, by name. The socket server dispatches JSON
+/// through `dispatch`; the in-process CLI calls the same handlers typed,
+/// through `call`, so both paths run the same code.
+///
+/// (Handlers are stored as closures returning `Result`: Swift 6.3's SIL
+/// generator crashes on stored typed-throws closures in generic contexts.)
+public final class MethodTable: Sendable {
+    typealias JSONHandler = @Sendable (JSONValue?, any UserInteraction) async -> Result<JSONValue, AgentError>
+    typealias QuickHandler = @Sendable (JSONValue?) -> Result<JSONValue, AgentError>
+
+    private let json: [String: JSONHandler]
+    private let quick: [String: QuickHandler]
+    private let typed: [ObjectIdentifier: any Sendable]
+
+    init(_ build: (inout Builder) -> Void) {
+        var builder = Builder()
+        build(&builder)
+        json = builder.json
+        quick = builder.quick
+        typed = builder.typed
+    }
+
+    struct Builder {
+        fileprivate var json: [String: JSONHandler] = [:]
+        fileprivate var quick: [String: QuickHandler] = [:]
+        fileprivate var typed: [ObjectIdentifier: any Sendable] = [:]
+
+        /// A method; its handler's errors of any layer become `AgentError`s.
+        mutating func register<M: AgentMethod>(
+            _ method: M.Type,
+            _ handler: @escaping @Sendable (M.Params, any UserInteraction) async throws -> M.Result
+        ) {
+            let run: TypedHandler<M>.Run = { params, interaction in
+                do { return .success(try await handler(params, interaction)) } catch { return .failure(AgentError(error)) }
+            }
+            typed[ObjectIdentifier(method)] = TypedHandler<M>(run: run)
+            json[M.name] = { params, interaction in
+                switch decode(M.self, params) {
+                case .failure(let error): return .failure(error)
+                case .success(let decoded): return encode(M.self, await run(decoded, interaction))
+                }
+            }
+        }
+
+        /// A method that never waits (no device, no network): the server may
+        /// answer it on its I/O thread, without a task hop.
+        mutating func registerQuick<M: AgentMethod>(
+            _ method: M.Type, _ handler: @escaping @Sendable (M.Params) throws -> M.Result
+        ) {
+            register(method) { params, _ in try handler(params) }
+            quick[M.name] = { params in
+                switch decode(M.self, params) {
+                case .failure(let error): return .failure(error)
+                case .success(let decoded):
+                    do { return encode(M.self, .success(try handler(decoded))) } catch { return .failure(AgentError(error)) }
+                }
+            }
+        }
+    }
+
+    fileprivate struct TypedHandler<M: AgentMethod>: Sendable {
+        typealias Run = @Sendable (M.Params, any UserInteraction) async -> Result<M.Result, AgentError>
+        let run: Run
+    }
+
+    public var methodNames: [String] { json.keys.sorted() }
+
+    /// Runs `method` with JSON params; unknown methods are `method_not_found`.
+    public func dispatch(method: String, params: JSONValue?, interaction: any UserInteraction) async throws(AgentError) -> JSONValue {
+        guard let handler = json[method] else {
+            throw AgentError(.methodNotFound, "unknown method \(method)")
+        }
+        return try await handler(params, interaction).get()
+    }
+
+    /// Answers a quick method at once; nil when `method` is not a quick one.
+    public func dispatchQuick(method: String, params: JSONValue?) throws(AgentError) -> JSONValue? {
+        guard let handler = quick[method] else { return nil }
+        return try handler(params).get()
+    }
+
+    /// Runs a method with typed params (the in-process path).
+    public func call<M: AgentMethod>(_ method: M.Type, _ params: M.Params,
+                                     interaction: any UserInteraction) async throws(AgentError) -> M.Result {
+        guard let handler = typed[ObjectIdentifier(method)] as? TypedHandler<M> else {
+            throw AgentError(.methodNotFound, "unknown method \(M.name)")
+        }
+        return try await handler.run(params, interaction).get()
+    }
+}
+
+private func decode<M: AgentMethod>(_ method: M.Type, _ params: JSONValue?) -> Result<M.Params, AgentError> {
+    do {
+        return .success(try (params ?? .object([:])).decode(as: M.Params.self))
+    } catch {
+        return .failure(AgentError(.invalidParams, "invalid params for \(M.name): \(DecodingErrorText.describe(error))"))
+    }
+}
+
+private func encode<M: AgentMethod>(_ method: M.Type, _ result: Result<M.Result, AgentError>) -> Result<JSONValue, AgentError> {
+    result.flatMap { value in
+        do { return .success(try JSONValue(encoding: value)) } catch {
+            return .failure(AgentError(.internal, "could not encode the result of \(M.name)"))
+        }
+    }
+}
+
+/// Turns a DecodingError into "field `options.challenge`: not base64url".
+enum DecodingErrorText {
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ keys: [any CodingKey]) -> String {
+            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : text
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context.codingPath)
+            return "missing field `\(parent.isEmpty ? key.stringValue : parent + "." + key.stringValue)`"
+        case .typeMismatch(let type, let context):
+            return "field `\(path(context.codingPath))` should be \(Self.name(of: type))"
+        case .valueNotFound(let type, let context):
+            return "field `\(path(context.codingPath))` is null but should be \(Self.name(of: type))"
+        case .dataCorrupted(let context):
+            let at = path(context.codingPath)
+            return at.isEmpty ? "not valid JSON" : "field `\(at)`: \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Int.Type, is UInt32.Type, is Int64.Type, is Double.Type: return "a number"
+        default:
+            let text = "\(type)"
+            if text.hasPrefix("Array") { return "an array" }
+            if text.hasPrefix("Dictionary") { return "an object" }
+            return "an object"
+        }
+    }
+}

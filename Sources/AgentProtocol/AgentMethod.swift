@@ -1,0 +1,27 @@
+/// One method of the socket protocol: its name and the types of its params
+/// and result. The agent's dispatcher and the CLI's client both go through
+/// these, so the wire format is defined once.
+public protocol AgentMethod: Sendable {
+    associatedtype Params: Codable & Sendable
+    associatedtype Result: Codable & Sendable
+    static var name: String { get }
+}
+
+/// Params of a method that takes none: `{}` or no `params` at all.
+public struct NoParams: Codable, Sendable, Equatable {
+    public init() {}
+}
+
+/// Which authenticator a request should use; every device-facing method takes these.
+public struct DeviceChoice: Codable, Sendable, Equatable {
+    /// `virtual` for the software authenticator, a `/dev/hidrawN` path, or
+    /// nil for the configured default (else the only connected key).
+    public var device: String?
+    /// The software authenticator's state file (default under $XDG_DATA_HOME).
+    public var virtualState: String?
+
+    public init(device: String? = nil, virtualState: String? = nil) {
+        self.device = device
+        self.virtualState = virtualState
+    }
+}

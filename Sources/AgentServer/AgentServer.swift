@@ -1,0 +1,121 @@
+import AgentCore
+import AgentProtocol
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The agent's socket server: accepts connections on a listening socket it
+/// was given, lets only the agent's own user in, and serves the protocol.
+public final class AgentServer: Sendable {
+    /// Bounds that keep one client from starving the others.
+    public struct Limits: Sendable {
+        public var maxConnections = 128
+        public var maxLineBytes = 1 << 20
+        public var maxRequestsPerConnection = 64
+        public var requestTimeout: Duration = .seconds(300)
+        /// How long a `pin`/`choose` question waits for its answer.
+        public var answerTimeout: Duration = .seconds(120)
+        public var stalledWriteTimeout: Duration = .seconds(10)
+
+        public init() {}
+    }
+
+    private let core: AgentCore
+    private let socket: ListeningSocket
+    private let limits: Limits
+    private let logger: Logger
+    private let connections = Atomic<Int>(0)
+    /// The listening channel once bound; `stopping` remembers a shutdown asked for before that.
+    private let serverChannel = Mutex<(channel: (any Channel)?, stopping: Bool)>((nil, false))
+    private let children = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private let lastActivity = Mutex(ContinuousClock.now)
+
+    public init(core: AgentCore, socket: ListeningSocket, limits: Limits = Limits(), logger: Logger) {
+        self.core = core
+        self.socket = socket
+        self.limits = limits
+        self.logger = logger
+    }
+
+    /// Serves until `shutdown()`; then in-flight requests are cancelled (they
+    /// answer `cancelled`), connections close, and the socket file is removed
+    /// unless systemd owns it.
+    public func run() async throws {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 128)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: 256 << 10, high: 1 << 20))
+            .childChannelInitializer { channel in self.initialize(channel) }
+        let channel = try await bootstrap.withBoundSocket(socket.descriptor).get()
+        let stopAtOnce = serverChannel.withLock { state in
+            state.channel = channel
+            return state.stopping
+        }
+        if stopAtOnce { channel.close(promise: nil) }
+        logger.info("listening", metadata: ["socket": "\(socket.path)", "activated": "\(!socket.ownsPath)"])
+        try await channel.closeFuture.get()
+        let open = children.withLock { Array($0.values) }
+        for child in open { try? await child.close() }
+        socket.removeFile()
+        logger.info("stopped")
+    }
+
+    /// Stops accepting and closes every connection (each cancels what it started).
+    public func shutdown() {
+        let channel = serverChannel.withLock { state in
+            state.stopping = true
+            return state.channel
+        }
+        channel?.close(promise: nil)
+    }
+
+    /// Connections open now, and time since the last one closed or opened.
+    public var idleState: (connections: Int, idleFor: Duration) {
+        (connections.load(ordering: .relaxed), ContinuousClock.now - lastActivity.withLock { $0 })
+    }
+
+    private func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
+        PeerCredentials.of(channel).flatMap { peer in
+            // Only the agent's own user may talk to it — whatever the file modes say.
+            guard peer.uid == getuid() else {
+                self.logger.warning("refused a connection from another user", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)"])
+                return channel.close()
+            }
+            let count = self.connections.wrappingAdd(1, ordering: .relaxed).newValue
+            self.touch()
+            let key = ObjectIdentifier(channel)
+            self.children.withLock { $0[key] = channel }
+            channel.closeFuture.whenComplete { _ in
+                self.connections.subtract(1, ordering: .relaxed)
+                self.children.withLock { _ = $0.removeValue(forKey: key) }
+                self.touch()
+            }
+            guard count <= self.limits.maxConnections else {
+                let error = AgentError(.tooManyConnections, "the agent already serves \(self.limits.maxConnections) connections; try again later")
+                var buffer = channel.allocator.buffer(capacity: 256)
+                if let line = try? JSONEncoderLine.encode(RPCResponse(id: nil, error: error.rpcError)) { buffer.writeBytes(line) }
+                return channel.writeAndFlush(buffer).flatMap { channel.close() }
+            }
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: self.limits.maxLineBytes)))
+                try channel.pipeline.syncOperations.addHandler(
+                    ConnectionHandler(core: self.core, limits: self.limits, logger: self.logger, peer: peer))
+            }
+        }
+    }
+
+    private func touch() { lastActivity.withLock { $0 = .now } }
+}
+
+import FoundationEssentials
+
+/// One JSON message followed by a newline.
+enum JSONEncoderLine {
+    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        Array(try JSONEncoder().encode(value)) + [UInt8(ascii: "\n")]
+    }
+}

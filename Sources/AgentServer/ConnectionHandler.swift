@@ -1,0 +1,163 @@
+import AgentCore
+import AgentProtocol
+import FoundationEssentials
+import Logging
+import NIOCore
+
+/// Serves one client: reads request lines, answers quick methods at once,
+/// runs the others as tasks (many at a time), routes `$/cancel`, `$/pin`
+/// and `$/choose`, and stops everything the client started when it hangs up.
+final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+
+    private let core: AgentCore
+    private let limits: AgentServer.Limits
+    private let logger: Logger
+    private let peer: PeerCredentials
+    private var state: ConnectionState?
+    private var unwritableSince: NIODeadline?
+
+    init(core: AgentCore, limits: AgentServer.Limits, logger: Logger, peer: PeerCredentials) {
+        self.core = core
+        self.limits = limits
+        self.logger = logger
+        self.peer = peer
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        state = ConnectionState(channel: context.channel)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let state else { return }
+        let line = unwrapInboundIn(data)
+        if line.readableBytes == 0 { return }
+        handle(Data(line.readableBytesView), state: state)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        state?.cancelAll()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is LineFrameDecoder.LineTooLong {
+            let failure = AgentError(.requestTooLarge, "a line is longer than \(limits.maxLineBytes) bytes; the connection is closed")
+            state?.respond(RPCResponse(id: nil, error: failure.rpcError))
+            logger.warning("closing a connection that sent an over-long line", metadata: ["pid": "\(peer.pid)"])
+        }
+        context.close(promise: nil)
+    }
+
+    /// A client that stops reading must not make the agent hold its answers
+    /// forever: after `stalledWriteTimeout` of a full write buffer it is dropped.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            unwritableSince = nil
+        } else {
+            unwritableSince = .now()
+            let channel = context.channel
+            let timeout = limits.stalledWriteTimeout
+            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000)) { [self] in
+                if !channel.isWritable, let since = unwritableSince, .now() - since >= .seconds(1) {
+                    logger.warning("closing a connection that stopped reading", metadata: ["pid": "\(peer.pid)"])
+                    channel.close(promise: nil)
+                }
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func handle(_ line: Data, state: ConnectionState) {
+        let request: RPCRequest
+        switch RequestParser.parse(line) {
+        case .request(let parsed): request = parsed
+        case .failure(let id, let error):
+            state.respond(RPCResponse(id: id, error: error.rpcError))
+            return
+        }
+        if request.method.hasPrefix("$/") {
+            control(request, state: state)
+            return
+        }
+        // A request without an id is a notification: JSON-RPC gives it no answer.
+        guard let id = request.id else { return }
+        do {
+            if let result = try core.dispatchQuick(method: request.method, params: request.params) {
+                state.respond(RPCResponse(id: id, result: result))
+                return
+            }
+        } catch {
+            state.respond(RPCResponse(id: id, error: error.rpcError))
+            return
+        }
+        guard state.requestCount < limits.maxRequestsPerConnection else {
+            let error = AgentError(.tooManyConnections, "more than \(limits.maxRequestsPerConnection) requests in flight on one connection")
+            state.respond(RPCResponse(id: id, error: error.rpcError))
+            return
+        }
+        start(request, id: id, state: state)
+    }
+
+    private func start(_ request: RPCRequest, id: RPCID, state: ConnectionState) {
+        let core = self.core, limits = self.limits, logger = self.logger
+        let interaction = ServerInteraction(id: id, connection: state, answerTimeout: limits.answerTimeout)
+        let accepted = state.begin(id) {
+            Task {
+                let started = ContinuousClock.now
+                let outcome = await RequestTimeout.run(limit: limits.requestTimeout) { () async throws(AgentError) -> JSONValue in
+                    try await core.dispatch(method: request.method, params: request.params, interaction: interaction)
+                }
+                state.finish(id)
+                switch outcome {
+                case .success(let result): state.respond(RPCResponse(id: id, result: result))
+                case .failure(let error): state.respond(RPCResponse(id: id, error: error.rpcError))
+                }
+                let kind: String
+                if case .failure(let error) = outcome { kind = error.kind.rawValue } else { kind = "ok" }
+                logger.info("request", metadata: ["method": "\(request.method)", "id": "\(id)", "outcome": "\(kind)",
+                                                  "ms": "\((ContinuousClock.now - started).components.seconds * 1000 + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)"])
+            }
+        }
+        if !accepted {
+            let error = AgentError(.invalidRequest, "request id \(id) is already in flight on this connection")
+            state.respond(RPCResponse(id: id, error: error.rpcError))
+        }
+    }
+
+    private func control(_ request: RPCRequest, state: ConnectionState) {
+        switch request.method {
+        case ControlMethod.cancel:
+            if let params = try? request.params?.decode(as: CancelParams.self) { state.cancel(params.id) }
+        case ControlMethod.pin:
+            if let params = try? request.params?.decode(as: PINAnswerParams.self) { state.answer(params.id, .pin(params.pin)) }
+        case ControlMethod.choose:
+            if let params = try? request.params?.decode(as: ChooseAnswerParams.self) { state.answer(params.id, .choice(params.index)) }
+        default:
+            if let id = request.id {
+                state.respond(RPCResponse(id: id, error: AgentError(.methodNotFound, "unknown method \(request.method)").rpcError))
+            }
+        }
+    }
+}
+
+/// Bounds a request's total time; a request that runs out answers `timeout`.
+enum RequestTimeout {
+    static func run(limit: Duration, _ body: @escaping @Sendable () async throws(AgentError) -> JSONValue) async -> Result<JSONValue, AgentError> {
+        await withTaskGroup(of: Result<JSONValue, AgentError>?.self) { group in
+            group.addTask {
+                do throws(AgentError) { return .success(try await body()) } catch { return .failure(error) }
+            }
+            group.addTask {
+                do { try await Task.sleep(for: limit) } catch { return nil }
+                return .failure(AgentError(.timeout, "the request took longer than \(limit.components.seconds) s and was stopped"))
+            }
+            var outcome: Result<JSONValue, AgentError>?
+            while outcome == nil, let next = await group.next() {
+                if let next { outcome = next }
+            }
+            group.cancelAll()
+            return outcome ?? .failure(AgentError(.cancelled, "the request was cancelled"))
+        }
+    }
+}

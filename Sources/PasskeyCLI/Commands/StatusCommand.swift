@@ -1,0 +1,29 @@
+import AgentProtocol
+import ArgumentParser
+
+struct StatusCommand: Verb {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show whether the agent runs, its version, and the authenticators it sees.")
+
+    @OptionGroup var runOptions: RunOptions
+
+    func execute(on backend: Backend) async throws(AgentError) {
+        let status = try await backend.call(AgentStatusMethod.self, NoParams(),
+                                            interaction: TerminalInteraction(pins: .interactive))
+        if runOptions.json { Output.json(status); return }
+        if status.agentRunning {
+            Output.line("agent: running (pid \(status.pid), up \(Int(status.uptimeSeconds)) s, \(status.pendingRequests) pending)")
+        } else {
+            Output.line("agent: not running (answered in-process)")
+        }
+        Output.line("version: \(status.version) (protocol \(status.protocolVersion))")
+        if status.devices.isEmpty {
+            Output.line("devices: none connected")
+        } else {
+            for device in status.devices {
+                Output.line("device: \(device.path)  \(device.product)\(device.software ? "  [software]" : "")")
+            }
+        }
+    }
+}

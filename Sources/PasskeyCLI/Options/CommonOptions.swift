@@ -1,0 +1,37 @@
+import AgentProtocol
+import ArgumentParser
+import Settings
+
+/// `--device` and `--virtual-state`: which authenticator to use.
+struct DeviceOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The authenticator: `virtual` (the software authenticator) or a path such as /dev/hidraw0.",
+        discussion: "Default: [device] default in config.toml, else the only connected security key."))
+    var device: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The software authenticator's state file.",
+        discussion: "Default: $XDG_DATA_HOME/passkey-agent/virtual-authenticator.json."))
+    var virtualState: String?
+
+    var choice: DeviceChoice { DeviceChoice(device: device, virtualState: virtualState) }
+}
+
+/// `--no-agent` and `--json`, shared by every verb.
+struct RunOptions: ParsableArguments {
+    @Flag(name: .long, help: "Run in this process even if an agent is running.")
+    var noAgent = false
+
+    @Flag(name: .long, help: "Print results (and errors) as JSON.")
+    var json = false
+}
+
+/// `--pin-stdin`: read the PIN from standard input, for scripts.
+struct PINOptions: ParsableArguments {
+    @Flag(name: .long, help: ArgumentHelp(
+        "Read the PIN from standard input (one line).",
+        discussion: "Without it the PIN is asked on the terminal, or with pinentry; it is never an argument."))
+    var pinStdin = false
+
+    var source: PINSource { PINSource(fromStandardInput: pinStdin, environment: ProcessEnvironment.current) }
+}

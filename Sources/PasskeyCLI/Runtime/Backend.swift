@@ -1,0 +1,33 @@
+import AgentClient
+import AgentCore
+import AgentProtocol
+import Settings
+import WebAuthnClient
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a verb runs: through the agent when its socket answers, else in
+/// this process with the same core (`--no-agent` forces that).
+enum Backend {
+    case agent(AgentConnection)
+    case inProcess(AgentCore)
+
+    static func choose(noAgent: Bool) throws(AgentError) -> Backend {
+        let environment = ProcessEnvironment.current
+        if !noAgent, let path = AgentPaths(environment: environment).socket,
+           let connection = AgentConnection.connect(path: path) {
+            return .agent(connection)
+        }
+        return .inProcess(try AgentCore(environment: environment, runningAsAgent: false))
+    }
+
+    func call<M: AgentMethod>(_ method: M.Type, _ params: M.Params,
+                              interaction: any UserInteraction) async throws(AgentError) -> M.Result {
+        switch self {
+        case .agent(let connection): return try await connection.call(method, params, interaction: interaction)
+        case .inProcess(let core): return try await core.call(method, params, interaction: interaction)
+        }
+    }
+}

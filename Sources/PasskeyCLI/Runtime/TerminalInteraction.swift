@@ -1,0 +1,53 @@
+import AgentProtocol
+import FIDO
+import Settings
+import Synchronization
+import WebAuthnClient
+
+/// Answers a ceremony's questions at the terminal: "Touch your security
+/// key…" on stderr, PIN prompts (or `--pin-stdin`, or pinentry), and the
+/// account choice when several match.
+final class TerminalInteraction: UserInteraction {
+    private let pins: PINSource
+    private let touchShown = Mutex(false)
+
+    init(pins: PINSource) { self.pins = pins }
+
+    /// Whether questions can be answered at all (a terminal, pinentry, or stdin for the PIN).
+    var canAnswer: Bool {
+        TerminalPrompt.isInteractive || Pinentry.available(environment: ProcessEnvironment.current) != nil
+    }
+
+    func progress(_ stage: FIDOProgress) {
+        guard stage == .touch else { return }
+        let first = touchShown.withLock { shown in
+            defer { shown = true }
+            return !shown
+        }
+        if first { TerminalPrompt.status("Touch your security key…") }
+    }
+
+    func pin(_ request: PINRequest) async throws -> String {
+        let note = request.triesLeft.map { "Wrong PIN: \($0) \($0 == 1 ? "try" : "tries") left." }
+        return try pins.read(request.what, description: request.reason, retryNote: note)
+    }
+
+    func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int {
+        guard TerminalPrompt.isInteractive else {
+            throw AgentError(.userSelectionRequired,
+                             "several accounts on the key match; choose one with --user (\(accounts.map(\.label).joined(separator: ", ")))")
+        }
+        var menu = "Several accounts on this security key match:\n"
+        for (index, account) in accounts.enumerated() { menu += "  \(index + 1)) \(account.label)\n" }
+        while true {
+            guard let answer = TerminalPrompt.ask(menu + "Which one? [1-\(accounts.count)] ") else {
+                throw AgentError(.cancelled, "no account was chosen")
+            }
+            if let number = Int(answer.filter { $0 != " " && $0 != "\t" }), (1...accounts.count).contains(number) {
+                return number - 1
+            }
+        }
+    }
+}
+
+import FoundationEssentials

@@ -1,0 +1,75 @@
+import FoundationEssentials
+
+/// The user's settings from config.toml. Every value may be absent; callers
+/// apply command-line overrides first and the documented defaults last.
+///
+/// ```toml
+/// [device]
+/// default = "virtual"          # or a /dev/hidrawN path
+/// virtual-state = "/path/to/virtual-authenticator.json"
+///
+/// [passwordless]
+/// api-url = "https://v4.passwordless.dev"
+/// api-key = "myapp:public:0123…"
+/// rp-id = "example.org"
+/// origin = "https://example.org"
+///
+/// [agent]
+/// idle-timeout = 900           # seconds before the vault locks itself
+/// ```
+public struct Settings: Sendable, Equatable {
+    public struct Device: Sendable, Equatable {
+        public var defaultDevice: String?
+        public var virtualState: String?
+    }
+
+    public struct Passwordless: Sendable, Equatable {
+        public var apiURL: String?
+        public var apiKey: String?
+        public var rpId: String?
+        public var origin: String?
+    }
+
+    public struct Agent: Sendable, Equatable {
+        public var idleTimeoutSeconds: Int?
+    }
+
+    public var device = Device()
+    public var passwordless = Passwordless()
+    public var agent = Agent()
+
+    public init() {}
+
+    public init(toml document: TOMLDocument) {
+        device.defaultDevice = document.string("device", "default")
+        device.virtualState = document.string("device", "virtual-state")
+        passwordless.apiURL = document.string("passwordless", "api-url") ?? document.string("passwordless", "apiUrl")
+        passwordless.apiKey = document.string("passwordless", "api-key") ?? document.string("passwordless", "apiKey")
+        passwordless.rpId = document.string("passwordless", "rp-id") ?? document.string("passwordless", "rpId")
+        passwordless.origin = document.string("passwordless", "origin")
+        agent.idleTimeoutSeconds = document.integer("agent", "idle-timeout")
+    }
+
+    /// Reads config.toml; a missing file means defaults, a broken one is an error naming the line.
+    public static func load(from path: String) throws(SettingsError) -> Settings {
+        guard let data = FileManager.default.contents(atPath: path) else { return Settings() }
+        guard let text = String(data: data, encoding: .utf8) else { throw .notUTF8(path) }
+        do {
+            return Settings(toml: try TOMLDocument(parsing: text))
+        } catch {
+            throw .syntax(path, error)
+        }
+    }
+}
+
+public enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notUTF8(String)
+    case syntax(String, TOMLDocument.ParseError)
+
+    public var description: String {
+        switch self {
+        case .notUTF8(let path): return "\(path) is not UTF-8 text"
+        case .syntax(let path, let error): return "\(path), \(error.description)"
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// The XDG base directories (specifications.freedesktop.org/basedir 0.8):
+/// absolute values from the environment, else the spec's defaults under $HOME.
+public struct XDGDirectories: Sendable, Equatable {
+    public var configHome: String
+    public var dataHome: String
+    public var stateHome: String
+    /// No default exists: nil when unset or not absolute.
+    public var runtimeDir: String?
+
+    public init(environment: [String: String]) {
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/"
+        func absolute(_ name: String, default fallback: String) -> String {
+            if let value = environment[name], value.hasPrefix("/") { return value }
+            return fallback
+        }
+        configHome = absolute("XDG_CONFIG_HOME", default: home + "/.config")
+        dataHome = absolute("XDG_DATA_HOME", default: home + "/.local/share")
+        stateHome = absolute("XDG_STATE_HOME", default: home + "/.local/state")
+        runtimeDir = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    }
+}
+
+/// Where passkey-agent keeps its files.
+public struct AgentPaths: Sendable, Equatable {
+    public var xdg: XDGDirectories
+    /// `PASSKEY_AGENT_SOCK`, else `$XDG_RUNTIME_DIR/passkey-agent/agent.sock`; nil if neither is usable.
+    public var socket: String?
+    /// `$XDG_DATA_HOME/passkey-agent` (0700): the vault, the software authenticator's state.
+    public var dataDirectory: String
+    /// `$XDG_CONFIG_HOME/passkey-agent/config.toml`.
+    public var configFile: String
+
+    public init(environment: [String: String]) {
+        xdg = XDGDirectories(environment: environment)
+        if let explicit = environment["PASSKEY_AGENT_SOCK"], !explicit.isEmpty {
+            socket = explicit
+        } else {
+            socket = xdg.runtimeDir.map { $0 + "/passkey-agent/agent.sock" }
+        }
+        dataDirectory = xdg.dataHome + "/passkey-agent"
+        configFile = xdg.configHome + "/passkey-agent/config.toml"
+    }
+
+    /// The software authenticator's state file, unless `--virtual-state` says otherwise.
+    public var virtualAuthenticatorState: String { dataDirectory + "/virtual-authenticator.json" }
+}

@@ -1,0 +1,89 @@
+import AgentCore
+import AgentServer
+import ArgumentParser
+import Settings
+import Logging
+import Settings
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `passkey-agent`: the per-user agent. Everything before the fork below is
+/// plain POSIX on one thread, so forking into the background is safe.
+struct AgentOptions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passkey-agent",
+        abstract: "The per-user passkey and token agent: serves `passkey` and other programs on a Unix socket.",
+        discussion: """
+        The socket is $PASSKEY_AGENT_SOCK, else $XDG_RUNTIME_DIR/passkey-agent/agent.sock \
+        (directory 0700, socket 0600). Only your own user may connect. Under systemd \
+        socket activation (passkey-agent.socket) the agent uses the socket it is given.
+
+        Without --foreground the agent goes to the background, prints the line to \
+        export PASSKEY_AGENT_SOCK (like ssh-agent), and logs to \
+        $XDG_STATE_HOME/passkey-agent/agent.log.
+        """)
+
+    @Flag(name: .long, help: "Stay in the foreground and log to stderr (for systemd and journald).")
+    var foreground = false
+
+    @Option(name: .long, help: "Listen on this socket path instead of the default.")
+    var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds without activity after which the vault locks; a socket-activated agent with no client also exits.",
+        valueName: "seconds"))
+    var idleTimeout: Int?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel: String = "info"
+}
+
+SignalWaiter.blockHandledSignals()
+let options = AgentOptions.parseOrExit()
+let environment = ProcessEnvironment.snapshot()
+
+func fail(_ message: String) -> Never {
+    StandardError.write("passkey-agent: \(message)\n")
+    exit(1)
+}
+
+// The listening socket: systemd's, or our own (created before forking, so
+// errors reach the terminal).
+let listening: ListeningSocket
+if let activated = SocketActivation.listeningDescriptor(environment: environment) {
+    listening = .activated(descriptor: activated, path: SocketActivation.boundPath(of: activated) ?? "(socket-activated)")
+} else {
+    guard let path = options.socket ?? AgentPaths(environment: environment).socket else {
+        fail(ListenError.noRuntimeDirectory.description)
+    }
+    do { listening = try ListeningSocket.create(at: path) } catch { fail(error.description) }
+}
+
+if !options.foreground {
+    let logPath = AgentPaths(environment: environment).xdg.stateHome + "/passkey-agent"
+    Background.detach(announcing: listening.path, logDirectory: logPath)
+}
+
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = Logger.Level(rawValue: options.logLevel) ?? .info
+    return handler
+}
+let logger = Logger(label: "passkey-agent")
+
+let core: AgentCore
+do { core = try AgentCore(environment: environment, runningAsAgent: true) } catch {
+    listening.removeFile()
+    fail(error.message)
+}
+
+let daemon = AgentDaemon(core: core, socket: listening,
+                         idleTimeout: options.idleTimeout.map { .seconds($0) }, logger: logger)
+Task.detached {
+    await daemon.run()
+    exit(0)
+}
+// The main thread's only job from here on: receive SIGTERM, SIGINT, SIGHUP.
+SignalWaiter.wait { daemon.handle(signal: $0) }

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who may reach the agent, and where its socket lives.
+@Suite struct SocketSecurityTests {
+    @Test func socketAndDirectoryAreOwnerOnly() throws {
+        let harness = try AgentHarness()
+        let agent = try harness.start()
+        #expect(AgentHarness.mode(harness.runtimeDirectory + "/passkey-agent") == 0o700)
+        #expect(AgentHarness.mode(harness.socketPath) == 0o600)
+        #expect(agent.stop() == 0)
+        #expect(AgentHarness.mode(harness.socketPath) == nil, "SIGTERM removes the socket")
+    }
+
+    /// Another uid gets no answer at all — even with the socket and its
+    /// directories opened to everyone.
+    @Test func anotherUserGetsNoAnswerEvenWithLooseModes() throws {
+        let harness = try AgentHarness()
+        let agent = try harness.start()
+        for path in [harness.home, harness.runtimeDirectory, harness.runtimeDirectory + "/passkey-agent"] {
+            chmod(path, 0o755)
+        }
+        chmod(harness.socketPath, 0o666)
+        let script = """
+        import socket, sys
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(sys.argv[1])
+        s.settimeout(5)
+        data = b''
+        try:
+            # The agent may close before, during or after this write.
+            s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"agent.status"}\\n')
+            while True:
+                chunk = s.recv(4096)
+                if not chunk: break
+                data += chunk
+        except socket.timeout:
+            print("TIMEOUT")
+        except (ConnectionResetError, BrokenPipeError):
+            pass  # closed with our request unread: still not a byte of answer
+        print("BYTES", len(data))
+        """
+        try script.write(toFile: harness.home + "/client.py", atomically: true, encoding: .utf8)
+        chmod(harness.home + "/client.py", 0o644)
+        let asNobody = try OtherUser.run(["python3", harness.home + "/client.py", harness.socketPath], in: harness.home)
+        #expect(asNobody.status == 0, "\(asNobody.standardError)")
+        #expect(asNobody.standardOutput.contains("BYTES 0"), "the agent answered another uid: \(asNobody.standardOutput)")
+        #expect(!asNobody.standardOutput.contains("TIMEOUT"), "the connection should be closed, not left hanging")
+        #expect(agent.standardError.contains("refused a connection from another user"))
+        #expect(agent.standardError.contains("uid=65534") || agent.standardError.contains("uid: 65534") || agent.standardError.contains("65534"))
+        // The owner is still served.
+        let client = try harness.connect()
+        #expect(try client.call(1, "agent.status").result?["version"] != nil)
+    }
+
+    @Test func noRuntimeDirectoryIsAClearError() throws {
+        let harness = try AgentHarness()
+        var environment = harness.environment
+        environment["XDG_RUNTIME_DIR"] = nil
+        let result = try ProcessResult.run(try PCSCHarness.productPath("passkey-agent"), ["--foreground"],
+                                           standardInput: nil, environment: environment, scratch: harness.home, timeout: 20)
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("XDG_RUNTIME_DIR"))
+        #expect(result.standardError.contains("PASSKEY_AGENT_SOCK"))
+    }
+
+    @Test func staleSocketIsReplacedAndALiveOneIsNeverStolen() throws {
+        let harness = try AgentHarness()
+        // A stale socket file from a dead agent: bound, then the process "died".
+        try FileManager.default.createDirectory(atPath: harness.runtimeDirectory + "/passkey-agent",
+                                                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: harness.socketPath.utf8) }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(stale)
+        #expect(AgentHarness.mode(harness.socketPath) != nil)
+
+        let first = try harness.start()
+        let client = try harness.connect()
+        #expect(try client.call(1, "agent.status").result != nil)
+
+        let second = try ProcessResult.run(try PCSCHarness.productPath("passkey-agent"), ["--foreground"],
+                                           standardInput: nil, environment: harness.environment, scratch: harness.home, timeout: 20)
+        #expect(second.status != 0)
+        #expect(second.standardError.contains("already listening"))
+        // The first agent still serves, on the same socket.
+        #expect(try client.call(2, "agent.status").result != nil)
+        #expect(try harness.connect().call(1, "agent.status").result != nil)
+        first.stop()
+    }
+}
+
+/// Runs a command as uid/gid 65534 (nobody) through setpriv. Needs root
+/// (CI runs as root) or passwordless sudo; anything else fails the test
+/// loudly rather than skipping it.
+enum OtherUser {
+    static func run(_ command: [String], in directory: String) throws -> ProcessResult {
+        let setpriv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
+        let program: [String]
+        if geteuid() == 0 {
+            program = setpriv
+        } else if (try? ProcessResult.run("/usr/bin/sudo", ["-n", "true"], standardInput: nil,
+                                          environment: ProcessInfo.processInfo.environment, scratch: directory,
+                                          timeout: 10).status) == 0 {
+            program = ["sudo", "-n"] + setpriv
+        } else {
+            throw HarnessError("this test connects as another user with setpriv: run the tests as root or with passwordless sudo")
+        }
+        let path = program[0].hasPrefix("/") ? program[0] : "/usr/bin/" + program[0]
+        return try ProcessResult.run(path, Array(program.dropFirst()), standardInput: nil,
+                                     environment: ["PATH": "/usr/bin:/bin"], scratch: directory, timeout: 30)
+    }
+}
