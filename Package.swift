@@ -43,6 +43,7 @@ let package = Package(
         // MARK: Layer 7 — encodings and the W3C WebAuthn model.
         .target(name: "CBOR", dependencies: ["CCBOR"]),
         .target(name: "ISO7816"),
+        .target(name: "SecureFiles"),
         .target(name: "WebAuthn", dependencies: ["CBOR", crypto, cryptoExtras, x509, asn1]),
 
         // MARK: Layer 6 — software devices.
@@ -93,6 +94,7 @@ let package = Package(
                     dependencies: ["ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
+        .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", crypto]),
     ]
