@@ -53,8 +53,8 @@ public enum SecureFile {
     private static func write(_ bytes: [UInt8], to path: String, replacing: Bool) throws(SecureFileError) -> Bool {
         let directory = SecureDirectory.parent(of: path)
         try SecureDirectory.create(directory)
-        var suffix: UInt64 = 0
-        withUnsafeMutableBytes(of: &suffix) { arc4random_buf($0.baseAddress, $0.count) }
+        var generator = SystemRandomNumberGenerator()
+        let suffix = UInt64.random(in: 0...UInt64.max, using: &generator)
         let temporary = directory + "/." + SecureDirectory.name(of: path) + ".tmp-\(getpid())-" + String(suffix, radix: 16)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .notWritable(path: path, reason: SecureFileError.text(errno)) }
