@@ -55,6 +55,9 @@ let package = Package(
         .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"]),
         .target(name: "PIV", dependencies: ["SmartCard", "ISO7816", "CLibCrypto", crypto, cryptoExtras, x509, asn1]),
 
+        // MARK: Layer 5 — the network.
+        .target(name: "HTTPTransport", dependencies: [httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")]),
+
         // MARK: Layer 4 — ceremonies, tokens, the vault.
         .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", crypto, cryptoExtras]),
 

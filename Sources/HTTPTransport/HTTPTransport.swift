@@ -1,0 +1,113 @@
+import AsyncHTTPClient
+import FoundationEssentials
+import NIOCore
+import NIOHTTP1
+
+/// The one HTTP client of passkey-agent (token endpoints, identity
+/// services): AsyncHTTPClient with the timeouts peers learned the hard way
+/// (oidc-agent hung for a week without them): 5 s to connect, 15 s for the
+/// whole exchange.
+public final class HTTPTransport: Sendable {
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
+
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    public let connectTimeout: Duration
+    public let requestTimeout: Duration
+    public let maximumResponseBytes: Int
+    private let client: HTTPClient
+
+    public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(15),
+                maximumResponseBytes: Int = 4 << 20) {
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.maximumResponseBytes = maximumResponseBytes
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000
+                                                             + connectTimeout.components.attoseconds / 1_000_000_000))
+        configuration.redirectConfiguration = .disallow
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    deinit { try? client.syncShutdown() }
+
+    /// Sends one request; any HTTP status is a response (the caller reads
+    /// problem details); transport failures are `HTTPTransportError`s.
+    public func send(_ method: String, _ url: String, headers: [(String, String)] = [],
+                     body: [UInt8]? = nil) async throws(HTTPTransportError) -> Response {
+        let shown = Self.withoutQuery(url)
+        guard url.hasPrefix("https://") || url.hasPrefix("http://") else { throw .invalidURL(shown) }
+        var request = HTTPClientRequest(url: url)
+        request.method = HTTPMethod(rawValue: method)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(body) }
+        let seconds = Int(requestTimeout.components.seconds)
+        do {
+            let response = try await client.execute(request, timeout: .seconds(Int64(seconds)))
+            let buffer = try await response.body.collect(upTo: maximumResponseBytes)
+            return Response(status: Int(response.status.code),
+                            headers: response.headers.map { ($0.name, $0.value) },
+                            body: Array(buffer.readableBytesView))
+        } catch let error as HTTPClientError {
+            switch error {
+            case .connectTimeout: throw .connectTimeout(url: shown, seconds: Int(connectTimeout.components.seconds))
+            case .deadlineExceeded, .readTimeout: throw .requestTimeout(url: shown, seconds: seconds)
+            case .invalidURL, .emptyHost, .emptyScheme: throw .invalidURL(shown)
+            default: throw .connectionFailed(url: shown, reason: "\(error)")
+            }
+        } catch is NIOTooManyBytesError {
+            throw .responseTooLarge(url: shown, limit: maximumResponseBytes)
+        } catch {
+            throw .connectionFailed(url: shown, reason: Self.reason(error))
+        }
+    }
+
+    /// POSTs a JSON body; `Content-Type` and `Accept` are set.
+    public func postJSON<Body: Encodable>(_ url: String, _ value: Body,
+                                          headers: [(String, String)] = []) async throws -> Response {
+        let body = try Array(JSONEncoder().encode(value))
+        return try await send("POST", url, headers: headers + [("Content-Type", "application/json"),
+                                                                ("Accept", "application/json")], body: body)
+    }
+
+    /// POSTs `application/x-www-form-urlencoded` fields (OAuth 2.0 token requests).
+    public func postForm(_ url: String, _ fields: [(String, String)],
+                         headers: [(String, String)] = []) async throws(HTTPTransportError) -> Response {
+        let body = fields.map { "\(Self.formEncode($0.0))=\(Self.formEncode($0.1))" }.joined(separator: "&")
+        return try await send("POST", url, headers: headers + [("Content-Type", "application/x-www-form-urlencoded"),
+                                                                ("Accept", "application/json")], body: Array(body.utf8))
+    }
+
+    /// RFC 3986 unreserved characters stay; everything else is %XX (the form encoding of OAuth 2.0 §B).
+    public static func formEncode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+
+    static func withoutQuery(_ url: String) -> String {
+        String(url.prefix { $0 != "?" && $0 != "#" })
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        return text
+    }
+}
