@@ -1,6 +1,7 @@
 import Crypto
 import FoundationEssentials
 import ISO7816
+import PIVWire
 import X509
 
 /// `passkey card setup`: give a card the key-management key (slot 9D) the
@@ -99,7 +100,7 @@ public enum CardSetup {
             return Report(reader: session.readerName, serialNumber: try session.serialNumber(), slot: slot,
                           publicKey: publicKey, certificateSubject: String(describing: certificate.subject),
                           replacedExistingKey: existing == .present,
-                          pinIsDefault: pinMetadata?.isDefault ?? (pin == Array("123456".utf8)),
+                          pinIsDefault: pinMetadata?.isDefault ?? (pin == PIVFactoryDefaults.pin),
                           pukIsDefault: try session.pukMetadata()?.isDefault,
                           managementKeyIsDefault: key.key == PIVManagementKey.default.key,
                           pinTriesLeft: pinMetadata?.retriesLeft)

@@ -1,32 +1,26 @@
+import PIVWire
+
 /// PIV algorithm identifiers (SP 800-78-4 Table 6-2, and Yubico's additions).
 public struct PIVAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8
 
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let tripleDES = PIVAlgorithm(rawValue: 0x03)
-    public static let rsa1024 = PIVAlgorithm(rawValue: 0x06)
-    public static let rsa2048 = PIVAlgorithm(rawValue: 0x07)
-    public static let aes128 = PIVAlgorithm(rawValue: 0x08)
-    public static let aes192 = PIVAlgorithm(rawValue: 0x0A)
-    public static let aes256 = PIVAlgorithm(rawValue: 0x0C)
-    public static let eccP256 = PIVAlgorithm(rawValue: 0x11)
-    public static let eccP384 = PIVAlgorithm(rawValue: 0x14)
-    public static let rsa3072 = PIVAlgorithm(rawValue: 0x05)
-    public static let rsa4096 = PIVAlgorithm(rawValue: 0x16)
-    public static let ed25519 = PIVAlgorithm(rawValue: 0xE0)
-    public static let x25519 = PIVAlgorithm(rawValue: 0xE1)
+    public static let tripleDES = PIVAlgorithm(rawValue: PIVAlgorithmID.tripleDES)
+    public static let rsa1024 = PIVAlgorithm(rawValue: PIVAlgorithmID.rsa1024)
+    public static let rsa2048 = PIVAlgorithm(rawValue: PIVAlgorithmID.rsa2048)
+    public static let aes128 = PIVAlgorithm(rawValue: PIVAlgorithmID.aes128)
+    public static let aes192 = PIVAlgorithm(rawValue: PIVAlgorithmID.aes192)
+    public static let aes256 = PIVAlgorithm(rawValue: PIVAlgorithmID.aes256)
+    public static let eccP256 = PIVAlgorithm(rawValue: PIVAlgorithmID.eccP256)
+    public static let eccP384 = PIVAlgorithm(rawValue: PIVAlgorithmID.eccP384)
+    public static let rsa3072 = PIVAlgorithm(rawValue: PIVAlgorithmID.rsa3072)
+    public static let rsa4096 = PIVAlgorithm(rawValue: PIVAlgorithmID.rsa4096)
+    public static let ed25519 = PIVAlgorithm(rawValue: PIVAlgorithmID.ed25519)
+    public static let x25519 = PIVAlgorithm(rawValue: PIVAlgorithmID.x25519)
 
     /// The key length in bytes of a management-key (symmetric) algorithm.
-    var symmetricKeyLength: Int? {
-        switch self {
-        case .tripleDES: return 24
-        case .aes128: return 16
-        case .aes192: return 24
-        case .aes256: return 32
-        default: return nil
-        }
-    }
+    var symmetricKeyLength: Int? { ManagementKeyCipher.keyLength(for: rawValue) }
 
     /// "P-256", "3DES", …
     public var description: String {

@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 
 /// A PIV card management key (key reference 9B): 3DES or AES.
 ///
@@ -10,11 +11,7 @@ public struct PIVManagementKey: Sendable, Equatable, CustomStringConvertible {
 
     /// The factory default of PIV cards and YubiKeys before 5.7:
     /// 3DES 010203040506070801020304050607080102030405060708.
-    public static let `default` = PIVManagementKey(uncheckedAlgorithm: .tripleDES, key: [
-        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
-        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
-        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
-    ])
+    public static let `default` = PIVManagementKey(uncheckedAlgorithm: .tripleDES, key: PIVFactoryDefaults.managementKey)
 
     public init(algorithm: PIVAlgorithm, key: [UInt8]) throws(PIVError) {
         guard let length = algorithm.symmetricKeyLength else {

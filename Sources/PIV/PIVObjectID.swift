@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 
 /// A PIV data object's tag, as GET DATA and PUT DATA name it (SP 800-73-4 Part 1 Table 3).
 public struct PIVObjectID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -6,15 +7,15 @@ public struct PIVObjectID: RawRepresentable, Hashable, Sendable, CustomStringCon
 
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    public static let cardCapabilityContainer = PIVObjectID(rawValue: 0x5FC107)
-    public static let cardholderUniqueIdentifier = PIVObjectID(rawValue: 0x5FC102)
-    public static let certificateAuthentication = PIVObjectID(rawValue: 0x5FC105)
-    public static let certificateSignature = PIVObjectID(rawValue: 0x5FC10A)
-    public static let certificateKeyManagement = PIVObjectID(rawValue: 0x5FC10B)
-    public static let certificateCardAuthentication = PIVObjectID(rawValue: 0x5FC101)
-    public static let printedInformation = PIVObjectID(rawValue: 0x5FC109)
-    public static let keyHistory = PIVObjectID(rawValue: 0x5FC10C)
-    public static let discovery = PIVObjectID(rawValue: 0x7E)
+    public static let cardCapabilityContainer = PIVObjectID(rawValue: PIVObjectTag.cardCapabilityContainer)
+    public static let cardholderUniqueIdentifier = PIVObjectID(rawValue: PIVObjectTag.cardholderUniqueIdentifier)
+    public static let certificateAuthentication = PIVObjectID(rawValue: PIVObjectTag.certificateAuthentication)
+    public static let certificateSignature = PIVObjectID(rawValue: PIVObjectTag.certificateSignature)
+    public static let certificateKeyManagement = PIVObjectID(rawValue: PIVObjectTag.certificateKeyManagement)
+    public static let certificateCardAuthentication = PIVObjectID(rawValue: PIVObjectTag.certificateCardAuthentication)
+    public static let printedInformation = PIVObjectID(rawValue: PIVObjectTag.printedInformation)
+    public static let keyHistory = PIVObjectID(rawValue: PIVObjectTag.keyHistory)
+    public static let discovery = PIVObjectID(rawValue: PIVObjectTag.discovery)
 
     /// The tag's bytes, as they go into the `5C` tag list.
     public var bytes: [UInt8] { TLVTag(rawValue).bytes }

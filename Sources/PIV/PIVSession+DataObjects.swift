@@ -1,9 +1,10 @@
 import ISO7816
+import PIVWire
 
 extension PIVSession {
     /// The contents of a data object (inside its `53` wrapper), or nil when the card does not have it.
     public func readObject(_ object: PIVObjectID) throws(PIVError) -> [UInt8]? {
-        let request = BERTLV(tag: 0x5C, value: object.bytes).encoded
+        let request = BERTLV(tag: PIVTag.tagList, value: object.bytes).encoded
         let response = try withTransaction { session throws(PIVError) in
             try session.send(CommandAPDU(ins: PIVInstruction.getData, p1: 0x3F, p2: 0xFF, data: request,
                                          expectedLength: 256))
@@ -21,8 +22,8 @@ extension PIVSession {
                                                  reason: "\(response.data.count - used) bytes after the object")
             }
             // The discovery object comes back as itself (7E …); all others inside 53.
-            if object == .discovery { return outer.tag == 0x7E ? outer.value : nil }
-            guard outer.tag == 0x53 else {
+            if object == .discovery { return outer.tag == TLVTag(PIVObjectTag.discovery) ? outer.value : nil }
+            guard outer.tag == PIVTag.data else {
                 throw PIVError.malformedResponse(operation: "reading object \(object)", reason: "no 53 wrapper")
             }
             return outer.value
@@ -36,7 +37,7 @@ extension PIVSession {
     /// Writes a data object (needs management-key authentication). Long
     /// objects go out as a command chain.
     public func writeObject(_ object: PIVObjectID, value: [UInt8]) throws(PIVError) {
-        let data = BERTLV(tag: 0x5C, value: object.bytes).encoded + BERTLV(tag: 0x53, value: value).encoded
+        let data = BERTLV(tag: PIVTag.tagList, value: object.bytes).encoded + BERTLV(tag: PIVTag.data, value: value).encoded
         _ = try perform(CommandAPDU(ins: PIVInstruction.putData, p1: 0x3F, p2: 0xFF, data: data),
                         operation: "writing object \(object)",
                         failure: { status in

@@ -1,25 +1,26 @@
 import Crypto
 import FoundationEssentials
 import ISO7816
+import PIVWire
 
 extension PIVSession {
     /// Generates a new P-256 key pair in `slot`, replacing any key there
     /// (needs management-key authentication). Returns the public key.
     public func generateKey(in slot: PIVSlot, pinPolicy: PIVPINPolicy = .default,
                             touchPolicy: PIVTouchPolicy = .default) throws(PIVError) -> PIVPublicKey {
-        var parameters = [BERTLV(tag: 0x80, value: [PIVAlgorithm.eccP256.rawValue])]
-        if pinPolicy != .default { parameters.append(BERTLV(tag: 0xAA, value: [pinPolicy.rawValue])) }
-        if touchPolicy != .default { parameters.append(BERTLV(tag: 0xAB, value: [touchPolicy.rawValue])) }
+        var parameters = [BERTLV(tag: PIVTag.algorithm, value: [PIVAlgorithm.eccP256.rawValue])]
+        if pinPolicy != .default { parameters.append(BERTLV(tag: PIVTag.pinPolicy, value: [pinPolicy.rawValue])) }
+        if touchPolicy != .default { parameters.append(BERTLV(tag: PIVTag.touchPolicy, value: [touchPolicy.rawValue])) }
         let data = try perform(
             CommandAPDU(ins: PIVInstruction.generateAsymmetricKeyPair, p1: 0x00, p2: slot.rawValue,
-                        data: BERTLV(tag: 0xAC, children: parameters).encoded, expectedLength: 256),
+                        data: BERTLV(tag: PIVTag.controlReferenceTemplate, children: parameters).encoded, expectedLength: 256),
             operation: "generating a key",
             failure: { status in
                 status == .securityStatusNotSatisfied ? .managementKeyRequired(operation: "generating a key") : nil
             })
         do {
             let (template, _) = try BERTLV.parseFirst(data)
-            guard template.tag == 0x7F49, let point = try template.children().first(0x86)?.value else {
+            guard template.tag == PIVTag.publicKeyTemplate, let point = try template.children().first(PIVTag.ecPoint)?.value else {
                 throw PIVError.malformedResponse(operation: "generating a key", reason: "no 7F49/86 public key")
             }
             return try PIVPublicKey(p256Point: point)
@@ -35,8 +36,8 @@ extension PIVSession {
     /// Needs the PIN verified for 9A/9C/9D (`.pinRequired` otherwise).
     public func sharedSecret(slot: PIVSlot = .keyManagement,
                              peer: P256.KeyAgreement.PublicKey) throws(PIVError) -> SymmetricKey {
-        let request = Self.dynamicAuthentication([BERTLV(tag: 0x82, value: []),
-                                                  BERTLV(tag: 0x85, value: Array(peer.x963Representation))])
+        let request = Self.dynamicAuthentication([BERTLV(tag: PIVTag.response, value: []),
+                                                  BERTLV(tag: PIVTag.exponentiation, value: Array(peer.x963Representation))])
         var secret = try useKey(slot: slot, request: request, operation: "key agreement")
         defer { PIVSecret.wipe(&secret) }
         guard secret.count == 32 else {
@@ -47,7 +48,7 @@ extension PIVSession {
 
     /// ECDSA with the key in `slot` over a precomputed hash (SHA-256 for P-256).
     public func signature(slot: PIVSlot, digest: [UInt8]) throws(PIVError) -> P256.Signing.ECDSASignature {
-        let request = Self.dynamicAuthentication([BERTLV(tag: 0x82, value: []), BERTLV(tag: 0x81, value: digest)])
+        let request = Self.dynamicAuthentication([BERTLV(tag: PIVTag.response, value: []), BERTLV(tag: PIVTag.challenge, value: digest)])
         let der = try useKey(slot: slot, request: request, operation: "signing")
         do {
             return try P256.Signing.ECDSASignature(derRepresentation: der)
@@ -81,6 +82,6 @@ extension PIVSession {
                 default: return nil
                 }
             })
-        return try Self.dynamicAuthenticationValue(data, tag: 0x82, operation: operation)
+        return try Self.dynamicAuthenticationValue(data, tag: PIVTag.response, operation: operation)
     }
 }

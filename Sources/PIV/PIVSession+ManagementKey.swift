@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 
 extension PIVSession {
     /// Proves knowledge of the management key by mutual authentication
@@ -6,28 +7,29 @@ extension PIVSession {
     /// decrypt it and send it back with our own challenge, and the card
     /// encrypts that challenge — so both sides show they hold the key.
     public func authenticate(with managementKey: PIVManagementKey) throws(PIVError) {
-        let cipher = ManagementKeyCipher(key: managementKey)
+        let cipher = ManagementKeyCipher(managementKey)
         try withTransaction { session throws(PIVError) in
             let algorithm = managementKey.algorithm.rawValue
-            let request = Self.dynamicAuthentication([BERTLV(tag: 0x80, value: [])])
+            let request = Self.dynamicAuthentication([BERTLV(tag: PIVTag.witness, value: [])])
             let first = try session.send(CommandAPDU(ins: PIVInstruction.generalAuthenticate, p1: algorithm,
-                                                     p2: PIVReference.managementKey, data: request, expectedLength: 256))
+                                                     p2: PIVKeyReference.managementKey, data: request, expectedLength: 256))
             guard first.status.isSuccess else {
                 // Wrong algorithm (6A80/6A86) or no such key: either way, not this key.
                 throw PIVError.managementKeyRejected
             }
-            let encryptedWitness = try Self.dynamicAuthenticationValue(first.data, tag: 0x80,
+            let encryptedWitness = try Self.dynamicAuthenticationValue(first.data, tag: PIVTag.witness,
                                                                        operation: "management-key authentication")
-            var witness = try cipher.decrypt(encryptedWitness)
+            var witness = try cipher.decryptBlock(encryptedWitness)
             defer { PIVSecret.wipe(&witness) }
             let challenge = Self.randomBytes(cipher.blockSize)
-            let proof = Self.dynamicAuthentication([BERTLV(tag: 0x80, value: witness), BERTLV(tag: 0x81, value: challenge)])
+            let proof = Self.dynamicAuthentication([BERTLV(tag: PIVTag.witness, value: witness),
+                                                     BERTLV(tag: PIVTag.challenge, value: challenge)])
             let second = try session.send(CommandAPDU(ins: PIVInstruction.generalAuthenticate, p1: algorithm,
-                                                      p2: PIVReference.managementKey, data: proof, expectedLength: 256))
+                                                      p2: PIVKeyReference.managementKey, data: proof, expectedLength: 256))
             guard second.status.isSuccess else { throw PIVError.managementKeyRejected }
-            let answer = try Self.dynamicAuthenticationValue(second.data, tag: 0x82,
+            let answer = try Self.dynamicAuthenticationValue(second.data, tag: PIVTag.response,
                                                              operation: "management-key authentication")
-            guard try answer == cipher.encrypt(challenge) else { throw PIVError.cardNotAuthenticated }
+            guard try answer == cipher.encryptBlock(challenge) else { throw PIVError.cardNotAuthenticated }
         }
     }
 
@@ -39,7 +41,7 @@ extension PIVSession {
 
     /// Replaces the management key (Yubico SET MANAGEMENT KEY); needs management-key authentication.
     public func setManagementKey(_ newKey: PIVManagementKey, requireTouch: Bool = false) throws(PIVError) {
-        var data = [newKey.algorithm.rawValue, PIVReference.managementKey, UInt8(newKey.key.count)] + newKey.key
+        var data = [newKey.algorithm.rawValue, PIVKeyReference.managementKey, UInt8(newKey.key.count)] + newKey.key
         defer { PIVSecret.wipe(&data) }
         _ = try perform(CommandAPDU(ins: PIVInstruction.setManagementKey, p1: 0xFF, p2: requireTouch ? 0xFE : 0xFF,
                                     data: data),
@@ -53,14 +55,14 @@ extension PIVSession {
     // MARK: Dynamic authentication template (tag 7C)
 
     static func dynamicAuthentication(_ items: [BERTLV]) -> [UInt8] {
-        BERTLV(tag: 0x7C, children: items).encoded
+        BERTLV(tag: PIVTag.dynamicAuthenticationTemplate, children: items).encoded
     }
 
     /// The value of `tag` inside the `7C` template of a GENERAL AUTHENTICATE answer.
     static func dynamicAuthenticationValue(_ data: [UInt8], tag: TLVTag, operation: String) throws(PIVError) -> [UInt8] {
         do {
             let (outer, _) = try BERTLV.parseFirst(data)
-            guard outer.tag == 0x7C else {
+            guard outer.tag == PIVTag.dynamicAuthenticationTemplate else {
                 throw PIVError.malformedResponse(operation: operation, reason: "no 7C template")
             }
             guard let inner = try outer.children().first(tag) else {

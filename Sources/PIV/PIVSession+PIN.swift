@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 
 /// Where the PIN stands, as an empty VERIFY reports it.
 public enum PIVPINState: Sendable, Equatable {
@@ -12,14 +13,14 @@ extension PIVSession {
     public func verifyPIN(_ pin: [UInt8]) throws(PIVError) {
         var padded = try PIVSecret.padded(pin, kind: .pin)
         defer { PIVSecret.wipe(&padded) }
-        _ = try perform(CommandAPDU(ins: PIVInstruction.verify, p1: 0x00, p2: PIVReference.pin, data: padded),
+        _ = try perform(CommandAPDU(ins: PIVInstruction.verify, p1: 0x00, p2: PIVKeyReference.pin, data: padded),
                         operation: "PIN verification", failure: { Self.pinFailure($0, kind: .pin) })
     }
 
     /// Reads the PIN state without presenting a PIN (VERIFY with no data); costs no try.
     public func pinState() throws(PIVError) -> PIVPINState {
         let response = try withTransaction { session throws(PIVError) in
-            try session.send(CommandAPDU(ins: PIVInstruction.verify, p1: 0x00, p2: PIVReference.pin))
+            try session.send(CommandAPDU(ins: PIVInstruction.verify, p1: 0x00, p2: PIVKeyReference.pin))
         }
         if response.status.isSuccess { return .verified }
         if response.status == .authenticationMethodBlocked { return .blocked }
@@ -29,25 +30,25 @@ extension PIVSession {
 
     /// Forgets the PIN verification on the card (VERIFY P1 = FF).
     public func forgetPINVerification() throws(PIVError) {
-        _ = try perform(CommandAPDU(ins: PIVInstruction.verify, p1: 0xFF, p2: PIVReference.pin),
+        _ = try perform(CommandAPDU(ins: PIVInstruction.verify, p1: 0xFF, p2: PIVKeyReference.pin),
                         operation: "resetting the PIN verification")
     }
 
     /// Replaces the PIN; needs the current one. Wrong current PIN: `.wrongPIN(triesLeft:)`.
     public func changePIN(current: [UInt8], new: [UInt8]) throws(PIVError) {
-        try changeReferenceData(PIVReference.pin, kind: .pin, current: current, new: new)
+        try changeReferenceData(PIVKeyReference.pin, kind: .pin, current: current, new: new)
     }
 
     /// Replaces the PUK; needs the current one. Wrong current PUK: `.wrongPUK(triesLeft:)`.
     public func changePUK(current: [UInt8], new: [UInt8]) throws(PIVError) {
-        try changeReferenceData(PIVReference.puk, kind: .puk, current: current, new: new)
+        try changeReferenceData(PIVKeyReference.puk, kind: .puk, current: current, new: new)
     }
 
     /// Sets a new PIN and restores its tries, proven by the PUK (RESET RETRY COUNTER).
     public func unblockPIN(puk: [UInt8], newPIN: [UInt8]) throws(PIVError) {
         var data = try PIVSecret.padded(puk, kind: .puk) + PIVSecret.padded(newPIN, kind: .pin)
         defer { PIVSecret.wipe(&data) }
-        _ = try perform(CommandAPDU(ins: PIVInstruction.resetRetryCounter, p1: 0x00, p2: PIVReference.pin, data: data),
+        _ = try perform(CommandAPDU(ins: PIVInstruction.resetRetryCounter, p1: 0x00, p2: PIVKeyReference.pin, data: data),
                         operation: "unblocking the PIN",
                         failure: { status in
                             if status == .incorrectData { return .invalidSecret("the card refused the new PIN") }

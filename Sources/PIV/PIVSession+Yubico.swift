@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 
 /// Yubico's extensions to PIV. Every one is optional: a card without them
 /// answers 6D00 (or similar) and these functions return nil.
@@ -16,57 +17,57 @@ extension PIVSession {
     /// (`supportsMetadata()` tells which).
     public func keyMetadata(slot: PIVSlot) throws(PIVError) -> PIVKeyMetadata? {
         guard let items = try metadata(reference: slot.rawValue) else { return nil }
-        guard let algorithm = items.first(0x01)?.value.first else {
+        guard let algorithm = items.first(PIVMetadata.Tag.algorithm)?.value.first else {
             throw .malformedResponse(operation: "GET METADATA", reason: "no algorithm")
         }
-        let policy = items.first(0x02)?.value
+        let policy = items.first(PIVMetadata.Tag.policy)?.value
         var publicKey: PIVPublicKey?
-        if let encoded = items.first(0x04)?.value, PIVAlgorithm(rawValue: algorithm) == .eccP256 {
+        if let encoded = items.first(PIVMetadata.Tag.publicKey)?.value, PIVAlgorithm(rawValue: algorithm) == .eccP256 {
             // YubiKeys wrap the point in tag 86, as GENERATE does; accept a bare point too.
-            let point = (try? BERTLV.parseAll(encoded))?.first(0x86)?.value ?? encoded
+            let point = (try? BERTLV.parseAll(encoded))?.first(PIVTag.ecPoint)?.value ?? encoded
             publicKey = try PIVPublicKey(p256Point: point)
         }
         return PIVKeyMetadata(
             algorithm: PIVAlgorithm(rawValue: algorithm),
             pinPolicy: policy.flatMap { $0.count == 2 ? PIVPINPolicy(rawValue: $0[0]) : nil },
             touchPolicy: policy.flatMap { $0.count == 2 ? PIVTouchPolicy(rawValue: $0[1]) : nil },
-            generatedOnCard: items.first(0x03)?.value.first.map { $0 == 0x01 },
+            generatedOnCard: items.first(PIVMetadata.Tag.origin)?.value.first.map { $0 == PIVMetadata.originGenerated },
             publicKey: publicKey)
     }
 
     /// PIN retry counter and default flag, or nil without GET METADATA.
     public func pinMetadata() throws(PIVError) -> PIVPINMetadata? {
-        try secretMetadata(reference: PIVReference.pin)
+        try secretMetadata(reference: PIVKeyReference.pin)
     }
 
     /// PUK retry counter and default flag, or nil without GET METADATA.
     public func pukMetadata() throws(PIVError) -> PIVPINMetadata? {
-        try secretMetadata(reference: PIVReference.puk)
+        try secretMetadata(reference: PIVKeyReference.puk)
     }
 
     /// Management-key algorithm and default flag, or nil without GET METADATA.
     public func managementKeyMetadata() throws(PIVError) -> PIVManagementKeyMetadata? {
-        guard let items = try metadata(reference: PIVReference.managementKey),
-              let algorithm = items.first(0x01)?.value.first
+        guard let items = try metadata(reference: PIVKeyReference.managementKey),
+              let algorithm = items.first(PIVMetadata.Tag.algorithm)?.value.first
         else { return nil }
-        let touch = items.first(0x02)?.value
+        let touch = items.first(PIVMetadata.Tag.policy)?.value
         return PIVManagementKeyMetadata(
             algorithm: PIVAlgorithm(rawValue: algorithm),
-            isDefault: items.first(0x05)?.value.first.map { $0 != 0 } ?? false,
+            isDefault: items.first(PIVMetadata.Tag.isDefault)?.value.first.map { $0 != 0 } ?? false,
             requiresTouch: touch.map { $0.count == 2 && $0[1] == PIVTouchPolicy.always.rawValue } ?? false)
     }
 
     /// Whether the card answers GET METADATA (YubiKey 5.3 and later, and the virtual card).
     public func supportsMetadata() throws(PIVError) -> Bool {
-        if metadataSupport == nil { _ = try metadata(reference: PIVReference.pin) }
+        if metadataSupport == nil { _ = try metadata(reference: PIVKeyReference.pin) }
         return metadataSupport ?? false
     }
 
     private func secretMetadata(reference: UInt8) throws(PIVError) -> PIVPINMetadata? {
         guard let items = try metadata(reference: reference),
-              let retries = items.first(0x06)?.value, retries.count == 2
+              let retries = items.first(PIVMetadata.Tag.retries)?.value, retries.count == 2
         else { return nil }
-        return PIVPINMetadata(isDefault: items.first(0x05)?.value.first.map { $0 != 0 } ?? false,
+        return PIVPINMetadata(isDefault: items.first(PIVMetadata.Tag.isDefault)?.value.first.map { $0 != 0 } ?? false,
                               retriesTotal: Int(retries[0]), retriesLeft: Int(retries[1]))
     }
 

@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 import SmartCard
 
 /// The PIV application on one card, selected and ready for commands.
@@ -11,7 +12,7 @@ import SmartCard
 /// Not thread-safe: use one session from one task at a time.
 public final class PIVSession {
     /// The PIV AID; SELECT sends it whole and cards match any prefix.
-    public static let applicationIdentifier: [UInt8] = [0xA0, 0x00, 0x00, 0x03, 0x08, 0x00, 0x00, 0x10, 0x00, 0x01, 0x00]
+    public static let applicationIdentifier = PIVApplication.identifier
 
     public let channel: any CardChannel
     public var readerName: String { channel.readerName }

@@ -1,3 +1,5 @@
+import PIVWire
+
 /// A PIV key slot (key reference), such as 9D "key management".
 public struct PIVSlot: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
     public let rawValue: UInt8
@@ -9,13 +11,13 @@ public struct PIVSlot: RawRepresentable, Hashable, Sendable, Codable, Comparable
 
     private init(_ rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let authentication = PIVSlot(0x9A)
-    public static let signature = PIVSlot(0x9C)
-    public static let keyManagement = PIVSlot(0x9D)
-    public static let cardAuthentication = PIVSlot(0x9E)
+    public static let authentication = PIVSlot(PIVKeyReference.authentication)
+    public static let signature = PIVSlot(PIVKeyReference.signature)
+    public static let keyManagement = PIVSlot(PIVKeyReference.keyManagement)
+    public static let cardAuthentication = PIVSlot(PIVKeyReference.cardAuthentication)
 
     /// The 20 retired key-management slots 82–95.
-    public static let retired: [PIVSlot] = (0x82...0x95).map { PIVSlot(UInt8($0)) }
+    public static let retired: [PIVSlot] = PIVKeyReference.retired.map { PIVSlot($0) }
 
     /// 9A, 9C, 9D, 9E, then 82–95.
     public static let allKeySlots: [PIVSlot] = [.authentication, .signature, .keyManagement, .cardAuthentication] + retired
@@ -37,22 +39,24 @@ public struct PIVSlot: RawRepresentable, Hashable, Sendable, Codable, Comparable
     /// The slot's role in SP 800-73-4.
     public var name: String {
         switch rawValue {
-        case 0x9A: return "PIV authentication"
-        case 0x9C: return "digital signature"
-        case 0x9D: return "key management"
-        case 0x9E: return "card authentication"
-        default: return "retired key management \(rawValue - 0x81)"
+        case PIVKeyReference.authentication: return "PIV authentication"
+        case PIVKeyReference.signature: return "digital signature"
+        case PIVKeyReference.keyManagement: return "key management"
+        case PIVKeyReference.cardAuthentication: return "card authentication"
+        default: return "retired key management \(rawValue - PIVKeyReference.retired.lowerBound + 1)"
         }
     }
 
     /// The data object that holds the slot's X.509 certificate.
     public var certificateObject: PIVObjectID {
         switch rawValue {
-        case 0x9A: return .certificateAuthentication
-        case 0x9C: return .certificateSignature
-        case 0x9D: return .certificateKeyManagement
-        case 0x9E: return .certificateCardAuthentication
-        default: return PIVObjectID(rawValue: 0x5FC10D + UInt32(rawValue - 0x82))
+        case PIVKeyReference.authentication: return .certificateAuthentication
+        case PIVKeyReference.signature: return .certificateSignature
+        case PIVKeyReference.keyManagement: return .certificateKeyManagement
+        case PIVKeyReference.cardAuthentication: return .certificateCardAuthentication
+        default:
+            return PIVObjectID(rawValue: PIVObjectTag.firstRetiredCertificate
+                                   + UInt32(rawValue - PIVKeyReference.retired.lowerBound))
         }
     }
 

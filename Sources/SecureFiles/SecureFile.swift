@@ -9,13 +9,32 @@ import Glibc
 public enum SecureFile {
     /// The file's bytes, or nil when it does not exist. Larger than `limit` is an error.
     public static func read(_ path: String, limit: Int) throws(SecureFileError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        try read(path, limit: limit, privateOnly: false)
+    }
+
+    /// As `read`, for a secret that must have stayed private: a link, anything
+    /// but a regular file, or a file group or others may open is refused
+    /// (`.notPrivate`, saying which chmod fixes it) rather than used.
+    public static func readPrivate(_ path: String, limit: Int) throws(SecureFileError) -> [UInt8]? {
+        try read(path, limit: limit, privateOnly: true)
+    }
+
+    private static func read(_ path: String, limit: Int, privateOnly: Bool) throws(SecureFileError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | (privateOnly ? O_NOFOLLOW : 0))
         if descriptor < 0 {
             let code = errno
             if code == ENOENT { return nil }
             throw .unreadable(path: path, reason: SecureFileError.text(code))
         }
         defer { close(descriptor) }
+        if privateOnly {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw .unreadable(path: path, reason: SecureFileError.text(errno)) }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw .notPrivate(path: path, reason: "not a regular file") }
+            guard info.st_mode & 0o077 == 0 else {
+                throw .notPrivate(path: path, reason: "mode \(octal(info.st_mode)) lets other users read it; run chmod 600 on it")
+            }
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -88,6 +107,9 @@ public enum SecureFile {
         return fsync(descriptor) == 0 ? nil : errno
     }
 
+    /// Permission bits as chmod takes them: "644".
+    static func octal(_ mode: mode_t) -> String { String(mode & 0o777, radix: 8) }
+
     /// A rename is durable only once its directory is synced.
     static func syncDirectory(of path: String) throws(SecureFileError) {
         let directory = SecureDirectory.parent(of: path)
@@ -117,6 +139,19 @@ public enum SecureDirectory {
         if parent != directory && !parent.isEmpty { try create(parent) }
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
             throw .notWritable(path: directory, reason: SecureFileError.text(errno))
+        }
+    }
+
+    /// As `create`, for a directory that must have stayed private: an existing
+    /// one must belong to this user and be closed to group and others.
+    public static func requirePrivate(_ directory: String) throws(SecureFileError) {
+        try create(directory)
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw .unreadable(path: directory, reason: SecureFileError.text(errno)) }
+        guard info.st_uid == getuid() else { throw .notPrivate(path: directory, reason: "owned by another user") }
+        guard info.st_mode & 0o077 == 0 else {
+            throw .notPrivate(path: directory,
+                              reason: "mode \(SecureFile.octal(info.st_mode)) lets other users in; run chmod 700 on it")
         }
     }
 

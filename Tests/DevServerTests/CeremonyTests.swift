@@ -1,13 +1,14 @@
 import DevServer
 import Foundation
 import Testing
+import TestSupport
 import WebAuthn
 
 /// The happy paths, as a backend and a client would run them.
 @Suite struct CeremonyTests {
     @Test func registerThenSignInByAliasUserIdAndDiscoverable() async throws {
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             let registered = try await h.register(userId: "user-1", with: &key, ["aliases": ["ada@example.com"], "aliasHashing": false])
             let verifiedRegistration = try await h.verify(registered)
             #expect(verifiedRegistration.status == 200, "\(verifiedRegistration)")
@@ -51,7 +52,7 @@ import WebAuthn
 
     @Test func creationOptionsFollowTheRegisterToken() async throws {
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "existing", with: &key)
             let token = try await h.registerToken(userId: "existing", [
                 "displayName": "Ada L.", "attestation": "direct", "discoverable": false,
@@ -90,7 +91,7 @@ import WebAuthn
             #expect(begin.status == 200, "\(begin)")
             let envelope = try JSONDecoder().decode(Envelope<PublicKeyCredentialCreationOptionsJSON>.self, from: Data(begin.body))
             #expect(envelope.data.user.id.bytes == Array("42".utf8))
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             let response = key.register(envelope.data, origin: h.origin)
             // As the js client and the iOS SDK spell it.
             let legacy: [String: Any] = [
@@ -114,7 +115,7 @@ import WebAuthn
         try await DevServerHarness.with { h in
             let token = try await h.registerToken(userId: "u")
             let (options, session) = try await h.registerBegin(token: token)
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             var response = try #require(h.jsonObject(key.register(options, origin: h.origin)) as? [String: Any])
             response["rawId"] = "not+base64url"
             let reply = try await h.publicAPI("/register/complete", ["session": session, "response": response, "Origin": h.origin])

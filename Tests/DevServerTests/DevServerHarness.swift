@@ -2,6 +2,7 @@ import DevServer
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 import WebAuthn
 
 /// A clock the tests move forward to expire sessions and tokens without waiting.
@@ -97,7 +98,7 @@ struct DevServerHarness {
     }
 
     /// A whole registration; returns the verify token.
-    func register(userId: String, with authenticator: inout TestAuthenticator, _ extra: [String: Any] = [:]) async throws -> String {
+    func register(userId: String, with authenticator: inout SoftwareAuthenticator, _ extra: [String: Any] = [:]) async throws -> String {
         let (options, session) = try await registerBegin(token: try await registerToken(userId: userId, extra))
         let reply = try await registerComplete(session: session, authenticator.register(options, origin: origin))
         try #require(reply.status == 200, "\(reply)")
@@ -120,7 +121,7 @@ struct DevServerHarness {
     }
 
     /// A whole sign-in; returns the verify token.
-    func signIn(_ body: [String: Any], with authenticator: inout TestAuthenticator) async throws -> String {
+    func signIn(_ body: [String: Any], with authenticator: inout SoftwareAuthenticator) async throws -> String {
         let (options, session) = try await signinBegin(body)
         let reply = try await signinComplete(session: session, authenticator.assert(options, origin: origin))
         try #require(reply.status == 200, "\(reply)")

@@ -1,55 +1,37 @@
 import Foundation
 import Testing
+import TestSupport
 
-/// The real `passkey-devserver` executable from the build products directory
-/// (beside the test bundle), started as a child process.
+/// The real `passkey-devserver` executable from the build products directory,
+/// run in the background by TestSupport's `RunningProcess` (its output in
+/// `<directory>/<name>.stdout` and `.stderr`), with its one start-up line
+/// parsed into a harness.
 final class DevServerProcess: @unchecked Sendable {
-    // @unchecked: the Process and its pipes are touched by one test at a time.
-    let process = Process()
-    let stdout = Pipe()
-    let stderrPath: String
+    // @unchecked: `startup` is written once, by `waitForStartup`, before any test reads it.
+    let process: RunningProcess
     /// The start-up line, parsed.
     private(set) var startup: [String: Any] = [:]
     private(set) var startupLine = ""
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
-    static func executable() throws -> URL {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let candidate = testBinary.deletingLastPathComponent().appendingPathComponent("passkey-devserver")
-        guard FileManager.default.isExecutableFile(atPath: candidate.path) else {
-            throw Failure(description: "passkey-devserver is not built at \(candidate.path); run `swift build --product passkey-devserver`")
-        }
-        return candidate
+    /// Starts the executable at once.
+    init(arguments: [String], directory: String, name: String) throws {
+        process = try RunningProcess(try PCSCHarness.productPath("passkey-devserver"), arguments,
+                                     environment: ProcessInfo.processInfo.environment, directory: directory, name: name)
     }
 
-    init(arguments: [String], stderrPath: String) throws {
-        self.stderrPath = stderrPath
-        process.executableURL = try Self.executable()
-        process.arguments = arguments
-        process.standardOutput = stdout
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-    }
+    var stderrText: String { process.standardError }
 
-    var stderrText: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-    /// Starts the process and reads its first stdout line.
-    func start() async throws -> DevServerHarness {
-        try process.run()
-        let line = try await Self.offPool { [stdout] in
-            var bytes: [UInt8] = []
-            while !bytes.contains(UInt8(ascii: "\n")) {
-                let chunk = stdout.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                bytes += chunk
-            }
-            return String(decoding: bytes, as: UTF8.self)
+    /// Waits for the first stdout line and reads the server's address and keys from it.
+    func waitForStartup() async throws -> DevServerHarness {
+        let process = self.process
+        try await onOwnThread { try process.waitUntil("the start-up line") { process.standardOutput.contains("\n") } }
+        let output = process.standardOutput
+        guard let newline = output.firstIndex(of: "\n") else {
+            throw Failure(description: "no start-up line (got \(output.debugDescription)); stderr: \(stderrText)")
         }
-        guard line.hasSuffix("\n"), line.filter({ $0 == "\n" }).count == 1 else {
-            throw Failure(description: "no start-up line (got \(line.debugDescription)); stderr: \(stderrText)")
-        }
-        startupLine = String(line.dropLast())
+        startupLine = String(output[..<newline])
         startup = try #require(try JSONSerialization.jsonObject(with: Data(startupLine.utf8)) as? [String: Any])
         return try DevServerHarness(
             apiURL: try #require(startup["apiUrl"] as? String), apiKey: try #require(startup["apiKey"] as? String),
@@ -57,26 +39,23 @@ final class DevServerProcess: @unchecked Sendable {
             origin: try #require((startup["origins"] as? [String])?.first))
     }
 
-    /// Sends SIGTERM and waits; returns the exit status and whatever else reached stdout.
+    /// Sends SIGTERM and waits; returns the exit status and whatever reached stdout after the start-up line.
     func terminate() async throws -> (status: Int32, laterOutput: String) {
-        process.terminate()
-        return try await Self.offPool { [process, stdout] in
-            process.waitUntilExit()
-            let rest = stdout.fileHandleForReading.readDataToEndOfFile()
-            return (process.terminationStatus, String(decoding: rest, as: UTF8.self))
-        }
+        let process = self.process
+        let status = try await onOwnThread { process.stop(signal: SIGTERM) }
+        let output = process.standardOutput
+        let later = output.firstIndex(of: "\n").map { String(output[output.index(after: $0)...]) } ?? output
+        return (status, later)
     }
 
     /// Waits for a process that is expected to exit on its own.
     func waitForExit() async throws -> Int32 {
-        try await Self.offPool { [process] in
-            process.waitUntilExit()
-            return process.terminationStatus
+        let process = self.process
+        return try await onOwnThread {
+            guard let status = process.waitForExit(timeout: 30) else {
+                throw Failure(description: "passkey-devserver did not exit within 30 s; stderr: \(process.standardError)")
+            }
+            return status
         }
-    }
-
-    /// Blocking work on a thread of its own, off the Swift concurrency pool.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await onOwnThread(work)
     }
 }

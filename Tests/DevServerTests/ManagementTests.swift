@@ -1,6 +1,7 @@
 import DevServer
 import Foundation
 import Testing
+import TestSupport
 import WebAuthn
 
 /// The secret API's bookkeeping: aliases, credentials, users, generated tokens.
@@ -24,7 +25,7 @@ import WebAuthn
             #expect(replaced.count == 1)
             #expect(replaced.first?["plaintext"] is NSNull)
             // A hashed alias still signs in.
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "ada", with: &key)
             let (options, _) = try await h.signinBegin(["alias": "lovelace"])
             #expect(options.allowCredentials.map(\.id.bytes) == [key.credentialId])
@@ -37,7 +38,7 @@ import WebAuthn
 
     @Test func registrationStoresTheTokensAliases() async throws {
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "ada", with: &key, ["aliases": ["ada@example.com"]])
             let (options, _) = try await h.signinBegin(["alias": "ada@example.com"])
             #expect(options.allowCredentials.map(\.id.bytes) == [key.credentialId])
@@ -46,9 +47,9 @@ import WebAuthn
 
     @Test func credentialsAndUsersListCountAndDelete() async throws {
         try await DevServerHarness.with { h in
-            var first = TestAuthenticator()
-            var second = TestAuthenticator()
-            var other = TestAuthenticator()
+            var first = SoftwareAuthenticator()
+            var second = SoftwareAuthenticator()
+            var other = SoftwareAuthenticator()
             _ = try await h.register(userId: "ada", with: &first, ["aliases": ["ada"], "aliasHashing": false])
             _ = try await h.register(userId: "ada", with: &second)
             _ = try await h.register(userId: "bob", with: &other)

@@ -1,6 +1,7 @@
 import DevServer
 import Foundation
 import Testing
+import TestSupport
 import WebAuthn
 
 /// The real executable: its start-up line, `--data-dir` across a restart,
@@ -15,11 +16,11 @@ import WebAuthn
                          "--origin", "https://localhost", "--log-level", "warning"]
 
         // First run: register, sign in, redeem one verify token, keep another.
-        let first = try DevServerProcess(arguments: arguments, stderrPath: base.appendingPathComponent("first.log").path)
-        let h1 = try await first.start()
+        let first = try DevServerProcess(arguments: arguments, directory: base.path, name: "first")
+        let h1 = try await first.waitForStartup()
         #expect(Set(first.startup.keys) == ["apiUrl", "apiKey", "apiSecret", "rpId", "origins"])
         #expect(first.startup["origins"] as? [String] == ["https://localhost"])
-        var key = TestAuthenticator()
+        var key = SoftwareAuthenticator()
         let registered = try await h1.register(userId: "ada", with: &key, ["aliases": ["ada@example.com"]])
         #expect(try await h1.verify(registered).status == 200)
         let unredeemed = try await h1.signIn(["alias": "ada@example.com"], with: &key)
@@ -31,8 +32,7 @@ import WebAuthn
         #expect(fileMode == 0o600)
 
         // A second server cannot take the same directory.
-        let intruder = try DevServerProcess(arguments: arguments, stderrPath: base.appendingPathComponent("intruder.log").path)
-        try intruder.process.run()
+        let intruder = try DevServerProcess(arguments: arguments, directory: base.path, name: "intruder")
         #expect(try await intruder.waitForExit() != 0)
         #expect(intruder.stderrText.contains("in use"), "\(intruder.stderrText)")
 
@@ -41,8 +41,8 @@ import WebAuthn
         #expect(laterOutput.isEmpty, "stdout carries exactly one line")
 
         // Second run: same keys, same users, counters and spent tokens.
-        let second = try DevServerProcess(arguments: arguments, stderrPath: base.appendingPathComponent("second.log").path)
-        let h2 = try await second.start()
+        let second = try DevServerProcess(arguments: arguments, directory: base.path, name: "second")
+        let h2 = try await second.waitForStartup()
         #expect(h2.apiKey == h1.apiKey)
         #expect(h2.apiSecret == h1.apiSecret)
         let credentials = try #require(try await h2.secret("GET", "/credentials/list?userId=ada").json["values"] as? [[String: Any]])
@@ -83,8 +83,8 @@ import WebAuthn
         var secrets: [String] = []
         for run in 0..<2 {
             let server = try DevServerProcess(arguments: ["--listen", "127.0.0.1:0", "--rp-id", "example.com"],
-                                              stderrPath: base.appendingPathComponent("\(run).log").path)
-            let h = try await server.start()
+                                              directory: base.path, name: "\(run)")
+            let h = try await server.waitForStartup()
             #expect(server.startup["rpId"] as? String == "example.com")
             #expect(server.startup["origins"] as? [String] == ["https://example.com"])
             secrets.append(h.apiSecret)
@@ -97,8 +97,7 @@ import WebAuthn
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("devserver-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(at: base) }
-        let server = try DevServerProcess(arguments: ["--listen", "0.0.0.0:0"], stderrPath: base.appendingPathComponent("log").path)
-        try server.process.run()
+        let server = try DevServerProcess(arguments: ["--listen", "0.0.0.0:0"], directory: base.path, name: "log")
         #expect(try await server.waitForExit() != 0)
         #expect(server.stderrText.contains("loopback"), "\(server.stderrText)")
     }

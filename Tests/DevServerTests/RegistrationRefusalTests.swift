@@ -1,25 +1,27 @@
 import DevServer
 import Foundation
 import Testing
+import TestSupport
 import WebAuthn
 
 /// Each forged or replayed registration is refused with a 4xx problem, and
 /// an honest one still succeeds afterwards.
 @Suite struct RegistrationRefusalTests {
-    typealias Tampering = TestAuthenticator.Tampering
+    typealias Tampering = SoftwareAuthenticator.Tampering
 
     /// Begins a registration, posts the tampered response, expects the
     /// refusal, then proves the server still registers an honest credential.
-    func expectRefused(_ tampering: Tampering, tokenOptions: [String: Any] = [:], postedOrigin: String? = nil,
+    func expectRefused(_ tampering: Tampering, attestation: SoftwareAuthenticator.Attestation = .none,
+                       tokenOptions: [String: Any] = [:], postedOrigin: String? = nil,
                        status: Int = 400, code: String = "fido2_invalid_registration", titleContains: String,
                        sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try await DevServerHarness.with { h in
             let (options, session) = try await h.registerBegin(token: try await h.registerToken(userId: "victim", tokenOptions))
-            var key = TestAuthenticator()
-            let reply = try await h.registerComplete(session: session, key.register(options, origin: h.origin, tampering: tampering),
-                                                     origin: postedOrigin)
+            var key = SoftwareAuthenticator()
+            let response = key.register(options, origin: h.origin, attestation: attestation, tampering: tampering)
+            let reply = try await h.registerComplete(session: session, response, origin: postedOrigin)
             expectProblem(reply, status: status, code: code, titleContains: titleContains, sourceLocation: sourceLocation)
-            var honest = TestAuthenticator()
+            var honest = SoftwareAuthenticator()
             _ = try await h.register(userId: "victim", with: &honest, tokenOptions)
         }
     }
@@ -62,16 +64,15 @@ import WebAuthn
     }
 
     @Test func badSelfAttestationSignature() async throws {
-        var t = Tampering(); t.packed = true; t.corruptSignature = true
-        try await expectRefused(t, titleContains: "attStmt")
+        var t = Tampering(); t.corruptSignature = true
+        try await expectRefused(t, attestation: .packedSelf, titleContains: "attStmt")
     }
 
     @Test func packedSelfAttestationIsAccepted() async throws {
         try await DevServerHarness.with { h in
             let (options, session) = try await h.registerBegin(token: try await h.registerToken(userId: "u"))
-            var key = TestAuthenticator()
-            var t = Tampering(); t.packed = true
-            let reply = try await h.registerComplete(session: session, key.register(options, origin: h.origin, tampering: t))
+            var key = SoftwareAuthenticator()
+            let reply = try await h.registerComplete(session: session, key.register(options, origin: h.origin, attestation: .packedSelf))
             #expect(reply.status == 200, "\(reply)")
             let list = try await h.secret("GET", "/credentials/list?userId=u")
             #expect((list.json["values"] as? [[String: Any]])?.first?["attestationFmt"] as? String == "packed")
@@ -80,14 +81,14 @@ import WebAuthn
 
     @Test func duplicateCredentialIdAcrossUsers() async throws {
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "first", with: &key)
             for user in ["first", "second"] {
                 let (options, session) = try await h.registerBegin(token: try await h.registerToken(userId: user))
                 let reply = try await h.registerComplete(session: session, key.register(options, origin: h.origin))
                 expectProblem(reply, status: 400, code: "fido2_invalid_registration", titleContains: "already registered")
             }
-            var fresh = TestAuthenticator()
+            var fresh = SoftwareAuthenticator()
             _ = try await h.register(userId: "second", with: &fresh)
         }
     }
@@ -95,13 +96,13 @@ import WebAuthn
     @Test func replayedSession() async throws {
         try await DevServerHarness.with { h in
             let (options, session) = try await h.registerBegin(token: try await h.registerToken(userId: "u"))
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             let response = key.register(options, origin: h.origin)
             #expect(try await h.registerComplete(session: session, response).status == 200)
-            var other = TestAuthenticator()
+            var other = SoftwareAuthenticator()
             expectProblem(try await h.registerComplete(session: session, other.register(options, origin: h.origin)),
                           status: 403, code: "token_already_used")
-            var honest = TestAuthenticator()
+            var honest = SoftwareAuthenticator()
             _ = try await h.register(userId: "u", with: &honest)
         }
     }
@@ -110,7 +111,7 @@ import WebAuthn
     @Test func failedAttemptSpendsTheSession() async throws {
         try await DevServerHarness.with { h in
             let (options, session) = try await h.registerBegin(token: try await h.registerToken(userId: "u"))
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             var t = Tampering(); t.flags = [.userVerified]
             expectProblem(try await h.registerComplete(session: session, key.register(options, origin: h.origin, tampering: t)),
                           status: 400, code: "fido2_invalid_registration")
@@ -123,10 +124,10 @@ import WebAuthn
         try await DevServerHarness.with { h in
             let (options, session) = try await h.registerBegin(token: try await h.registerToken(userId: "u"))
             h.clock.advance(seconds: 121)
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             expectProblem(try await h.registerComplete(session: session, key.register(options, origin: h.origin)),
                           status: 403, code: "expired_token", titleContains: "The token expired")
-            var honest = TestAuthenticator()
+            var honest = SoftwareAuthenticator()
             _ = try await h.register(userId: "u", with: &honest)
         }
     }
@@ -135,7 +136,7 @@ import WebAuthn
         try await DevServerHarness.with({ $0.sessionLifetime = .seconds(5) }) { h in
             let (options, session) = try await h.registerBegin(token: try await h.registerToken(userId: "u"))
             h.clock.advance(seconds: 6)
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             expectProblem(try await h.registerComplete(session: session, key.register(options, origin: h.origin)),
                           status: 403, code: "expired_token", titleContains: "seconds ago")
         }

@@ -1,12 +1,13 @@
 import DevServer
 import Foundation
 import Testing
+import TestSupport
 import WebAuthn
 
 /// Each forged or replayed sign-in is refused with a 4xx problem, and an
 /// honest sign-in still succeeds afterwards.
 @Suite struct SignInRefusalTests {
-    typealias Tampering = TestAuthenticator.Tampering
+    typealias Tampering = SoftwareAuthenticator.Tampering
 
     /// Registers `user-1`, begins a sign-in with `begin`, posts the tampered
     /// assertion, expects the refusal, then signs in honestly.
@@ -15,7 +16,7 @@ import WebAuthn
                        status: Int = 400, code: String = "signin_complete_error", titleContains: String,
                        sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try await DevServerHarness.with(configure) { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "user-1", with: &key)
             let (options, session) = try await h.signinBegin(begin)
             let reply = try await h.signinComplete(session: session, key.assert(options, origin: h.origin, tampering: tampering),
@@ -68,7 +69,7 @@ import WebAuthn
     @Test func counterRegression() async throws {
         // Registration stored 0; the first sign-in moves it to 1, so a replayed 1 is a regression.
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "user-1", with: &key)
             _ = try await h.signIn(["userId": "user-1"], with: &key)
             let (options, session) = try await h.signinBegin(["userId": "user-1"])
@@ -92,9 +93,9 @@ import WebAuthn
 
     @Test func unknownCredential() async throws {
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "user-1", with: &key)
-            var stranger = TestAuthenticator()
+            var stranger = SoftwareAuthenticator()
             stranger.userHandle = Array("user-1".utf8)
             let (options, session) = try await h.signinBegin([:])
             let reply = try await h.signinComplete(session: session, stranger.assert(options, origin: h.origin))
@@ -108,8 +109,8 @@ import WebAuthn
     /// whether user-1 has credentials (allowCredentials) or not (expected user).
     @Test func anotherUsersCredential() async throws {
         try await DevServerHarness.with { h in
-            var mine = TestAuthenticator()
-            var theirs = TestAuthenticator()
+            var mine = SoftwareAuthenticator()
+            var theirs = SoftwareAuthenticator()
             _ = try await h.register(userId: "user-1", with: &mine)
             _ = try await h.register(userId: "user-2", with: &theirs)
             for begin in [["userId": "user-1"], ["userId": "nobody-yet"]] {
@@ -123,7 +124,7 @@ import WebAuthn
 
     @Test func replayedSession() async throws {
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "user-1", with: &key)
             let (options, session) = try await h.signinBegin(["userId": "user-1"])
             #expect(try await h.signinComplete(session: session, key.assert(options, origin: h.origin)).status == 200)
@@ -135,7 +136,7 @@ import WebAuthn
 
     @Test func sessionOfTheOtherCeremony() async throws {
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "user-1", with: &key)
             let (_, registrationSession) = try await h.registerBegin(token: try await h.registerToken(userId: "user-1"))
             let (options, _) = try await h.signinBegin(["userId": "user-1"])
@@ -146,7 +147,7 @@ import WebAuthn
 
     @Test func expiredSession() async throws {
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             _ = try await h.register(userId: "user-1", with: &key)
             let (options, session) = try await h.signinBegin(["userId": "user-1"])
             h.clock.advance(seconds: 121)
@@ -158,7 +159,7 @@ import WebAuthn
 
     @Test func replayedAndExpiredVerifyTokens() async throws {
         try await DevServerHarness.with { h in
-            var key = TestAuthenticator()
+            var key = SoftwareAuthenticator()
             let registered = try await h.register(userId: "user-1", with: &key)
             #expect(try await h.verify(registered).status == 200)
             expectProblem(try await h.verify(registered), status: 403, code: "token_already_used")

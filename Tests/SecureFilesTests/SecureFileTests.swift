@@ -40,4 +40,60 @@ import Testing
         try SecureFile.remove(directory + "/big")
         #expect(try SecureFile.read(directory + "/big", limit: 1000) == nil)
     }
+
+    @Test func readPrivateRefusesWhatOthersCanReach() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/secret"
+        #expect(try SecureFile.readPrivate(path, limit: 10) == nil)
+        try SecureFile.write([1, 2], to: path)
+        #expect(try SecureFile.readPrivate(path, limit: 10) == [1, 2])
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let exposed = #expect(throws: SecureFileError.self) { try SecureFile.readPrivate(path, limit: 10) }
+        #expect(exposed == .notPrivate(path: path, reason: "mode 644 lets other users read it; run chmod 600 on it"))
+        #expect(try SecureFile.read(path, limit: 10) == [1, 2], "plain read does not judge the mode")
+
+        let link = directory + "/link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        #expect(throws: SecureFileError.self) { try SecureFile.readPrivate(link, limit: 10) }
+        #expect(throws: SecureFileError.notPrivate(path: directory, reason: "not a regular file")) {
+            try SecureFile.readPrivate(directory, limit: 10)
+        }
+    }
+
+    @Test func requirePrivateCreatesOrChecksTheDirectory() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let nested = directory + "/a/b"
+        try SecureDirectory.requirePrivate(nested)
+        #expect(try FileManager.default.attributesOfItem(atPath: nested)[.posixPermissions] as? Int == 0o700)
+        try SecureDirectory.requirePrivate(nested)
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: nested)
+        #expect(throws: SecureFileError.notPrivate(path: nested, reason: "mode 755 lets other users in; run chmod 700 on it")) {
+            try SecureDirectory.requirePrivate(nested)
+        }
+        try SecureFile.write([1], to: directory + "/file")
+        #expect(throws: SecureFileError.self) { try SecureDirectory.requirePrivate(directory + "/file") }
+    }
+
+    @Test func aFileLockHasOneHolderAtATime() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try SecureDirectory.create(directory)
+        let path = directory + "/lock"
+        let first = try #require(try FileLock.acquire(path))
+        #expect(try FileLock.acquire(path) == nil, "a second open of the file is a second holder")
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        first.release()
+        let second = try #require(try FileLock.acquire(path))
+        #expect(try FileLock.acquire(path) == nil)
+        second.release()
+        #expect(throws: SecureFileError.self) { try FileLock.acquire(directory + "/missing/lock") }
+    }
+
+    @Test func errorsNameTheFailingPath() {
+        let error = SecureFileError.notWritable(path: "/a", reason: "Permission denied")
+        #expect(error.reason(about: "/a") == "Permission denied")
+        #expect(error.reason(about: "/a/b/state.json") == "/a: Permission denied")
+        #expect(SecureFileError.tooLarge(path: "/f", limit: 9).reason == "larger than 9 bytes")
+    }
 }

@@ -2,10 +2,14 @@ import Foundation
 
 /// Options documents as relying-party libraries emit them.
 public enum WebAuthnFixtures {
-    public static func randomBase64URL(_ count: Int) -> String {
+    /// `count` random bytes, for ids and challenges.
+    public static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    public static func randomBase64URL(_ count: Int) -> String {
+        Data(randomBytes(count)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 

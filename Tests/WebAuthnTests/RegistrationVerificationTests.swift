@@ -1,13 +1,15 @@
 import CBOR
 import Crypto
 import Testing
+import TestSupport
 @testable import WebAuthn
 
 @Suite struct RegistrationVerificationTests {
     let rpId = "example.com"
     let origin = "https://example.com"
     let challenge = randomBytes(16)
-    let authenticator = SoftwareAuthenticator()
+    /// Its AAGUID is the one the attestation certificates name.
+    let authenticator = SoftwareAuthenticator(aaguid: Array(repeating: 0x42, count: 16))
 
     var expectation: RegistrationExpectation {
         RegistrationExpectation(challenge: challenge, allowedOrigins: [origin], rpId: rpId)

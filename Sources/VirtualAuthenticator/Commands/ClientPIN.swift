@@ -109,18 +109,7 @@ extension AuthenticatorEngine {
         guard let platformKey = request.raw(3) else { throw .missingParameter }
         let (permissions, rpId) = try Self.requestedPermissions(request)
         let shared = try version.sharedSecret(authenticatorKey: keyAgreement[version], platformKey: platformKey)
-        guard state.uvRetries > 0 else { throw .uvBlocked }
-        switch interaction.performBuiltInVerification() {
-        case .approved:
-            try restoreUVRetries()
-        case .denied:
-            try commit { $0.uvRetries -= 1 }
-            throw state.uvRetries == 0 ? .uvBlocked : .uvInvalid
-        case .timedOut:
-            throw .userActionTimeout
-        case .cancelled:
-            throw .keepaliveCancel
-        }
+        try performBuiltInUV(interaction, mismatch: .uvInvalid)
         token.issue(permissions: permissions, rpId: rpId, userPresent: true)
         return [2: .bytes(try shared.encrypt(token.tokenBytes))]
     }

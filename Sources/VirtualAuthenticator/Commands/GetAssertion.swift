@@ -33,18 +33,9 @@ extension AuthenticatorEngine {
         }
 
         // Step 6: user verification.
-        var userVerified = false
-        var userPresent = false
-        if let pinUvAuthParam, let version {
-            try verifyPinUvAuthParam(pinUvAuthParam, version, clientDataHash: clientDataHash,
-                                     permission: .getAssertion, rpId: rpId)
-            userVerified = true
-            userPresent = token.takeUserPresent()
-        } else if userVerification {
-            try performBuiltInUV(interaction)
-            userVerified = true
-            userPresent = true
-        }
+        let (userVerified, userPresent) = try verifyUser(
+            pinUvAuthParam, version, builtInUVRequested: userVerification, clientDataHash: clientDataHash,
+            permission: .getAssertion, rpId: rpId, interaction)
 
         // Step 7: locate credentials; credProtect decides what is visible.
         let rpIdHash = sha256(rpId)

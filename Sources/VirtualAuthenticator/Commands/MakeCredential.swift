@@ -43,19 +43,9 @@ extension AuthenticatorEngine {
         if request.contains(0x0A) { throw .invalidParameter }
 
         // Step 11: user verification.
-        var userVerified = false
-        var userPresent = false
-        if let pinUvAuthParam, let version {
-            try verifyPinUvAuthParam(pinUvAuthParam, version, clientDataHash: clientDataHash,
-                                     permission: .makeCredential, rpId: rpId)
-            userVerified = true
-            userPresent = token.takeUserPresent()
-        } else if userVerification {
-            // A fingerprint read is also a touch.
-            try performBuiltInUV(interaction)
-            userVerified = true
-            userPresent = true
-        }
+        let (userVerified, userPresent) = try verifyUser(
+            pinUvAuthParam, version, builtInUVRequested: userVerification, clientDataHash: clientDataHash,
+            permission: .makeCredential, rpId: rpId, interaction)
 
         // Step 12: excludeList. A credProtect-3 credential is invisible without UV.
         let rpIdHash = sha256(rpId)

@@ -34,17 +34,37 @@ extension AuthenticatorEngine {
         try token.authorize(permission, rpId: rpId)
     }
 
-    /// Built-in user verification (the simulated fingerprint) for a request's
-    /// `uv` option. A failed match costs one UV retry; at zero UV is blocked
-    /// until a correct PIN or a reset restores the retries.
-    func performBuiltInUV(_ interaction: UserInteraction) throws(CTAPStatus) {
+    /// The UV step: a pinUvAuthParam proves a verified user (and carries the
+    /// touch its token was issued with, if any); otherwise the `uv` option asks
+    /// for built-in UV, whose fingerprint read is also a touch. Returns whether
+    /// the user is now verified and present.
+    func verifyUser(_ pinUvAuthParam: [UInt8]?, _ version: PinUvAuthProtocol?, builtInUVRequested: Bool,
+                    clientDataHash: [UInt8], permission: PinUvAuthPermissions, rpId: String,
+                    _ interaction: UserInteraction) throws(CTAPStatus) -> (verified: Bool, present: Bool) {
+        if let pinUvAuthParam, let version {
+            try verifyPinUvAuthParam(pinUvAuthParam, version, clientDataHash: clientDataHash,
+                                     permission: permission, rpId: rpId)
+            return (true, token.takeUserPresent())
+        }
+        if builtInUVRequested {
+            try performBuiltInUV(interaction)
+            return (true, true)
+        }
+        return (false, false)
+    }
+
+    /// Built-in user verification (the simulated fingerprint). A failed match
+    /// costs one UV retry and answers `mismatch` (OPERATION_DENIED for a
+    /// request's `uv` option, UV_INVALID when a token is asked for); at zero
+    /// retries UV is blocked until a correct PIN or a reset restores them.
+    func performBuiltInUV(_ interaction: UserInteraction, mismatch: CTAPStatus = .operationDenied) throws(CTAPStatus) {
         guard state.uvRetries > 0 else { throw .uvBlocked }
         switch interaction.performBuiltInVerification() {
         case .approved:
             try restoreUVRetries()
         case .denied:
             try commit { $0.uvRetries -= 1 }
-            throw state.uvRetries == 0 ? .uvBlocked : .operationDenied
+            throw state.uvRetries == 0 ? .uvBlocked : mismatch
         case .timedOut:
             throw .userActionTimeout
         case .cancelled:

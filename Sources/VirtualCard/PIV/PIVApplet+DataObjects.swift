@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 
 extension PIVApplet {
     /// The largest object PUT DATA accepts (a YubiKey 5 takes about 3 KB; this leaves room for test data).
@@ -8,14 +9,14 @@ extension PIVApplet {
     func getData(_ command: CommandAPDU) throws(StatusError) -> ResponseAPDU {
         guard command.p1 == 0x3F, command.p2 == 0xFF else { throw StatusError(.incorrectP1P2) }
         let tag = try objectTag(in: command.data, allowTrailing: false)
-        if tag == PIVCard.Object.discovery {
+        if tag == PIVObjectTag.discovery {
             return ResponseAPDU(data: PIVStandardObjects.discovery, status: .success)
         }
-        if PIVCard.Object.pinProtected.contains(tag) && !pinVerified {
+        if PIVCard.pinProtectedObjects.contains(tag) && !pinVerified {
             throw StatusError(.securityStatusNotSatisfied)
         }
         guard let value = state.object(tag) else { throw StatusError(.fileNotFound) }
-        return ResponseAPDU(data: BERTLV(tag: PIVCard.Tag.data, value: value).encoded, status: .success)
+        return ResponseAPDU(data: BERTLV(tag: PIVTag.data, value: value).encoded, status: .success)
     }
 
     /// PUT DATA (`00 DB 3F FF`, data `5C L tag 53 L value`); an empty value deletes the object.
@@ -28,9 +29,9 @@ extension PIVApplet {
         } catch {
             throw StatusError(.incorrectData)
         }
-        guard objects.count == 2, objects[1].tag == PIVCard.Tag.data else { throw StatusError(.incorrectData) }
+        guard objects.count == 2, objects[1].tag == PIVTag.data else { throw StatusError(.incorrectData) }
         let tag = try objectTag(in: objects[0].encoded, allowTrailing: false)
-        guard tag != PIVCard.Object.discovery else { throw StatusError(.incorrectData) }
+        guard tag != PIVObjectTag.discovery else { throw StatusError(.incorrectData) }
         let value = objects[1].value
         guard value.count <= Self.maximumObjectLength else { throw StatusError(.notEnoughMemory) }
         state.setObject(tag, value.isEmpty ? nil : value)
@@ -42,7 +43,7 @@ extension PIVApplet {
     /// Reads the `5C` tag list naming one object (1–3 bytes).
     private func objectTag(in data: [UInt8], allowTrailing: Bool) throws(StatusError) -> UInt32 {
         guard let (list, used) = try? BERTLV.parseFirst(data),
-              list.tag == PIVCard.Tag.tagList,
+              list.tag == PIVTag.tagList,
               allowTrailing || used == data.count,
               (1...3).contains(list.value.count)
         else { throw StatusError(.incorrectData) }

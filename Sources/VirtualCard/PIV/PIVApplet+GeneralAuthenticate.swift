@@ -1,53 +1,43 @@
 import Crypto
 import ISO7816
+import PIVWire
 
 extension PIVApplet {
     /// GENERAL AUTHENTICATE (`00 87 alg ref`, data `7C …`): the management-key
     /// handshake for 9B, otherwise ECDH (`82 00 85 point`) or ECDSA
     /// (`82 00 81 hash`) with the key in the slot.
     func generalAuthenticate(_ command: CommandAPDU) throws(StatusError) -> ResponseAPDU {
-        let template: [BERTLV]
-        do {
-            let (outer, used) = try BERTLV.parseFirst(command.data)
-            guard outer.tag == PIVCard.Tag.dynamicAuthenticationTemplate, used == command.data.count else {
-                throw StatusError(.incorrectData)
-            }
-            template = try outer.children()
-        } catch let error as StatusError {
-            throw error
-        } catch {
-            throw StatusError(.incorrectData)
-        }
-        if command.p2 == PIVCard.Reference.managementKey {
+        let template = try templateItems(PIVTag.dynamicAuthenticationTemplate, in: command.data)
+        if command.p2 == PIVKeyReference.managementKey {
             return try authenticateManagementKey(algorithm: command.p1, template: template)
         }
         return try useSlotKey(slot: command.p2, algorithm: command.p1, template: template)
     }
 
     private func useSlotKey(slot: UInt8, algorithm: UInt8, template: [BERTLV]) throws(StatusError) -> ResponseAPDU {
-        guard PIVCard.Reference.asymmetricKeySlots.contains(slot) else { throw StatusError(.referencedDataNotFound) }
+        guard PIVKeyReference.keySlots.contains(slot) else { throw StatusError(.referencedDataNotFound) }
         guard let stored = state.key(in: slot) else { throw StatusError(.referencedDataNotFound) }
         guard algorithm == stored.algorithm else { throw StatusError(.incorrectP1P2) }
-        guard let response = template.first(PIVCard.Tag.response), response.value.isEmpty else {
+        guard let response = template.first(PIVTag.response), response.value.isEmpty else {
             throw StatusError(.incorrectData)
         }
         try checkKeyAccess(slot: slot, key: stored)
         guard let scalar = try? Hexadecimal.decode(stored.privateKey) else { throw StatusError(.memoryFailure) }
 
-        if let peer = template.first(PIVCard.Tag.exponentiation) {
+        if let peer = template.first(PIVTag.exponentiation) {
             guard let privateKey = try? P256.KeyAgreement.PrivateKey(rawRepresentation: scalar),
                   let peerKey = try? P256.KeyAgreement.PublicKey(x963Representation: peer.value),
                   let shared = try? privateKey.sharedSecretFromKeyAgreement(with: peerKey)
             else { throw StatusError(.incorrectData) }
             consumeAlwaysPIN(key: stored, slot: slot)
-            return dynamicAuthenticationResponse(tag: PIVCard.Tag.response, value: shared.withUnsafeBytes { Array($0) })
+            return dynamicAuthenticationResponse(tag: PIVTag.response, value: shared.withUnsafeBytes { Array($0) })
         }
-        if let challenge = template.first(PIVCard.Tag.challenge), !challenge.value.isEmpty {
+        if let challenge = template.first(PIVTag.challenge), !challenge.value.isEmpty {
             guard let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: scalar),
                   let signature = try? privateKey.signature(for: PrehashedDigest(challenge.value))
             else { throw StatusError(.incorrectData) }
             consumeAlwaysPIN(key: stored, slot: slot)
-            return dynamicAuthenticationResponse(tag: PIVCard.Tag.response, value: Array(signature.derRepresentation))
+            return dynamicAuthenticationResponse(tag: PIVTag.response, value: Array(signature.derRepresentation))
         }
         throw StatusError(.incorrectData)
     }
@@ -56,8 +46,8 @@ extension PIVApplet {
     func effectivePINPolicy(slot: UInt8, key: PIVCardState.KeyState) -> UInt8 {
         if key.pinPolicy != PIVCard.PINPolicy.default { return key.pinPolicy }
         switch slot {
-        case PIVCard.Reference.signature: return PIVCard.PINPolicy.always
-        case PIVCard.Reference.cardAuthentication: return PIVCard.PINPolicy.never
+        case PIVKeyReference.signature: return PIVCard.PINPolicy.always
+        case PIVKeyReference.cardAuthentication: return PIVCard.PINPolicy.never
         default: return PIVCard.PINPolicy.once
         }
     }

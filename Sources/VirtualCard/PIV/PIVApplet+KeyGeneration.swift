@@ -1,5 +1,6 @@
 import Crypto
 import ISO7816
+import PIVWire
 
 extension PIVApplet {
     /// GENERATE ASYMMETRIC KEY PAIR (`00 47 00 slot`, data `AC L 80 01 alg [AA 01 pin] [AB 01 touch]`):
@@ -7,39 +8,28 @@ extension PIVApplet {
     func generateKeyPair(_ command: CommandAPDU) throws(StatusError) -> ResponseAPDU {
         guard command.p1 == 0x00 else { throw StatusError(.incorrectP1P2) }
         let slot = command.p2
-        guard PIVCard.Reference.asymmetricKeySlots.contains(slot) else { throw StatusError(.incorrectP1P2) }
+        guard PIVKeyReference.keySlots.contains(slot) else { throw StatusError(.incorrectP1P2) }
         guard managementKeyAuthenticated else { throw StatusError(.securityStatusNotSatisfied) }
 
-        let template: [BERTLV]
-        do {
-            let (outer, used) = try BERTLV.parseFirst(command.data)
-            guard outer.tag == PIVCard.Tag.controlReferenceTemplate, used == command.data.count else {
-                throw StatusError(.incorrectData)
-            }
-            template = try outer.children()
-        } catch let error as StatusError {
-            throw error
-        } catch {
+        let template = try templateItems(PIVTag.controlReferenceTemplate, in: command.data)
+        guard let algorithm = template.first(PIVTag.algorithm)?.value, algorithm.count == 1 else {
             throw StatusError(.incorrectData)
         }
-        guard let algorithm = template.first(PIVCard.Tag.algorithm)?.value, algorithm.count == 1 else {
-            throw StatusError(.incorrectData)
-        }
-        guard algorithm[0] == PIVCard.Algorithm.eccP256 else { throw StatusError(.incorrectData) }
-        let pinPolicy = try policyByte(template.first(PIVCard.Tag.pinPolicy), allowed: 0...3)
-        let touchPolicy = try policyByte(template.first(PIVCard.Tag.touchPolicy), allowed: 0...3)
+        guard algorithm[0] == PIVAlgorithmID.eccP256 else { throw StatusError(.incorrectData) }
+        let pinPolicy = try policyByte(template.first(PIVTag.pinPolicy), allowed: 0...3)
+        let touchPolicy = try policyByte(template.first(PIVTag.touchPolicy), allowed: 0...3)
 
         let privateKey = P256.Signing.PrivateKey()
         state.setKey(PIVCardState.KeyState(algorithm: algorithm[0],
                                            privateKey: Hexadecimal.encode(privateKey.rawRepresentation),
                                            pinPolicy: pinPolicy, touchPolicy: touchPolicy,
-                                           origin: PIVCard.Metadata.originGenerated),
+                                           origin: PIVMetadata.originGenerated),
                      in: slot)
         try persist()
         logger.info("generated a P-256 key", metadata: ["slot": "\(Hexadecimal.encode([slot]))"])
         let point = Array(privateKey.publicKey.x963Representation)
-        let publicKey = BERTLV(tag: PIVCard.Tag.publicKeyTemplate,
-                               children: [BERTLV(tag: PIVCard.Tag.ecPoint, value: point)])
+        let publicKey = BERTLV(tag: PIVTag.publicKeyTemplate,
+                               children: [BERTLV(tag: PIVTag.ecPoint, value: point)])
         return ResponseAPDU(data: publicKey.encoded, status: .success)
     }
 

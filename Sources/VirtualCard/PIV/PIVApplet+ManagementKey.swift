@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 
 extension PIVApplet {
     var managementKeyCipher: ManagementKeyCipher? {
@@ -14,9 +15,9 @@ extension PIVApplet {
         guard algorithm == state.managementKey.algorithm, let cipher = managementKeyCipher else {
             throw StatusError(.incorrectP1P2)
         }
-        let witness = template.first(PIVCard.Tag.witness)
-        let challenge = template.first(PIVCard.Tag.challenge)
-        let response = template.first(PIVCard.Tag.response)
+        let witness = template.first(PIVTag.witness)
+        let challenge = template.first(PIVTag.challenge)
+        let response = template.first(PIVTag.response)
 
         // Step 1 of mutual authentication: hand out an encrypted witness.
         if let witness, witness.value.isEmpty, challenge == nil, response == nil {
@@ -25,7 +26,7 @@ extension PIVApplet {
             guard let encrypted = cipher.encrypt(plain) else { throw StatusError(.noPreciseDiagnosis) }
             pendingWitness = plain
             pendingChallenge = nil
-            return dynamicAuthenticationResponse(tag: PIVCard.Tag.witness, value: encrypted)
+            return dynamicAuthenticationResponse(tag: PIVTag.witness, value: encrypted)
         }
         // Step 2 of mutual authentication: the host proves it decrypted the
         // witness, and the card proves itself by encrypting the host's challenge.
@@ -39,7 +40,7 @@ extension PIVApplet {
                 throw StatusError(.securityStatusNotSatisfied)
             }
             managementKeyAuthenticated = true
-            return dynamicAuthenticationResponse(tag: PIVCard.Tag.response, value: encrypted)
+            return dynamicAuthenticationResponse(tag: PIVTag.response, value: encrypted)
         }
         // Step 1 of one-way authentication: hand out a challenge.
         if let challenge, challenge.value.isEmpty, witness == nil {
@@ -47,7 +48,7 @@ extension PIVApplet {
             let plain = randomBytes(cipher.blockSize)
             pendingChallenge = plain
             pendingWitness = nil
-            return dynamicAuthenticationResponse(tag: PIVCard.Tag.challenge, value: plain)
+            return dynamicAuthenticationResponse(tag: PIVTag.challenge, value: plain)
         }
         // Step 2 of one-way authentication: the host returns the challenge encrypted.
         if let response, !response.value.isEmpty, witness == nil, challenge == nil {
@@ -67,14 +68,14 @@ extension PIVApplet {
         guard command.p1 == 0xFF, command.p2 == 0xFF || command.p2 == 0xFE else { throw StatusError(.incorrectP1P2) }
         guard managementKeyAuthenticated else { throw StatusError(.securityStatusNotSatisfied) }
         let data = command.data
-        guard data.count >= 3, data[1] == PIVCard.Reference.managementKey,
+        guard data.count >= 3, data[1] == PIVKeyReference.managementKey,
               let length = ManagementKeyCipher.keyLength(for: data[0]),
               Int(data[2]) == length, data.count == 3 + length
         else { throw StatusError(.incorrectData) }
         let key = Array(data[3...])
         state.managementKey = PIVCardState.ManagementKeyState(
             algorithm: data[0], key: Hexadecimal.encode(key),
-            isDefault: data[0] == PIVCard.Algorithm.tripleDES && key == PIVCard.defaultManagementKey)
+            isDefault: data[0] == PIVAlgorithmID.tripleDES && key == PIVFactoryDefaults.managementKey)
         try persist()
         logger.info("management key changed")
         return .success
@@ -83,7 +84,7 @@ extension PIVApplet {
     /// `7C L <tag> L <value>`.
     func dynamicAuthenticationResponse(tag: TLVTag, value: [UInt8]) -> ResponseAPDU {
         let inner = BERTLV(tag: tag, value: value)
-        return ResponseAPDU(data: BERTLV(tag: PIVCard.Tag.dynamicAuthenticationTemplate, children: [inner]).encoded,
+        return ResponseAPDU(data: BERTLV(tag: PIVTag.dynamicAuthenticationTemplate, children: [inner]).encoded,
                             status: .success)
     }
 }

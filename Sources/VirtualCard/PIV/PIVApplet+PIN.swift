@@ -1,11 +1,12 @@
 import ISO7816
+import PIVWire
 
 extension PIVApplet {
     /// VERIFY (SP 800-73-4 Part 2 §3.2.1): with 8 bytes checks the PIN;
     /// without data reports the state (9000 verified, 63Cx tries left, 6983
     /// blocked); with P1 FF and no data forgets the verification.
     func verify(_ command: CommandAPDU) throws(StatusError) -> ResponseAPDU {
-        guard command.p2 == PIVCard.Reference.pin else { throw StatusError(.referencedDataNotFound) }
+        guard command.p2 == PIVKeyReference.pin else { throw StatusError(.referencedDataNotFound) }
         if command.p1 == 0xFF {
             guard command.data.isEmpty else { throw StatusError(.incorrectP1P2) }
             pinVerified = false
@@ -31,32 +32,32 @@ extension PIVApplet {
         let current = Array(command.data[..<PIVPadding.length])
         let replacement = Array(command.data[PIVPadding.length...])
         switch command.p2 {
-        case PIVCard.Reference.pin:
+        case PIVKeyReference.pin:
             try check(\.pin, against: current)
             guard PIVPadding.isWellFormed(replacement) else { throw StatusError(.incorrectData) }
-            state.pin.replace(with: replacement, isDefault: replacement == PIVPadding.pad(PIVCard.defaultPIN))
-        case PIVCard.Reference.puk:
+            state.pin.replace(with: replacement, isDefault: replacement == PIVPadding.pad(PIVFactoryDefaults.pin))
+        case PIVKeyReference.puk:
             try check(\.puk, against: current)
             guard PIVPadding.isWellFormed(replacement) else { throw StatusError(.incorrectData) }
-            state.puk.replace(with: replacement, isDefault: replacement == PIVPadding.pad(PIVCard.defaultPUK))
+            state.puk.replace(with: replacement, isDefault: replacement == PIVPadding.pad(PIVFactoryDefaults.puk))
         default:
             throw StatusError(.referencedDataNotFound)
         }
         try persist()
-        logger.info("\(command.p2 == PIVCard.Reference.pin ? "PIN" : "PUK") changed")
+        logger.info("\(command.p2 == PIVKeyReference.pin ? "PIN" : "PUK") changed")
         return .success
     }
 
     /// RESET RETRY COUNTER (§3.2.3): PUK (8) ‖ new PIN (8) unblocks the PIN.
     func resetRetryCounter(_ command: CommandAPDU) throws(StatusError) -> ResponseAPDU {
         guard command.p1 == 0x00 else { throw StatusError(.incorrectP1P2) }
-        guard command.p2 == PIVCard.Reference.pin else { throw StatusError(.referencedDataNotFound) }
+        guard command.p2 == PIVKeyReference.pin else { throw StatusError(.referencedDataNotFound) }
         guard command.data.count == 2 * PIVPadding.length else { throw StatusError(.incorrectData) }
         let puk = Array(command.data[..<PIVPadding.length])
         let newPIN = Array(command.data[PIVPadding.length...])
         try check(\.puk, against: puk)
         guard PIVPadding.isWellFormed(newPIN) else { throw StatusError(.incorrectData) }
-        state.pin.replace(with: newPIN, isDefault: newPIN == PIVPadding.pad(PIVCard.defaultPIN))
+        state.pin.replace(with: newPIN, isDefault: newPIN == PIVPadding.pad(PIVFactoryDefaults.pin))
         try persist()
         logger.info("PIN unblocked with the PUK")
         return .success

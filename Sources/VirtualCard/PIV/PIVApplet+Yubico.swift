@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 
 extension PIVApplet {
     /// GET SERIAL (`00 F8`): four bytes, big-endian.
@@ -18,21 +19,21 @@ extension PIVApplet {
         let reference = command.p2
         var items: [BERTLV] = []
         switch reference {
-        case PIVCard.Reference.pin, PIVCard.Reference.puk:
-            let data = reference == PIVCard.Reference.pin ? state.pin : state.puk
+        case PIVKeyReference.pin, PIVKeyReference.puk:
+            let data = reference == PIVKeyReference.pin ? state.pin : state.puk
             items = [
-                BERTLV(tag: PIVCard.Metadata.algorithm, value: [PIVCard.Metadata.pinAlgorithm]),
-                BERTLV(tag: PIVCard.Metadata.isDefault, value: [data.isDefault ? 1 : 0]),
-                BERTLV(tag: PIVCard.Metadata.retries, value: [UInt8(data.retriesTotal), UInt8(data.retriesLeft)]),
+                BERTLV(tag: PIVMetadata.Tag.algorithm, value: [PIVMetadata.pinAlgorithm]),
+                BERTLV(tag: PIVMetadata.Tag.isDefault, value: [data.isDefault ? 1 : 0]),
+                BERTLV(tag: PIVMetadata.Tag.retries, value: [UInt8(data.retriesTotal), UInt8(data.retriesLeft)]),
             ]
-        case PIVCard.Reference.managementKey:
+        case PIVKeyReference.managementKey:
             items = [
-                BERTLV(tag: PIVCard.Metadata.algorithm, value: [state.managementKey.algorithm]),
-                BERTLV(tag: PIVCard.Metadata.policy, value: [0x00, PIVCard.TouchPolicy.never]),
-                BERTLV(tag: PIVCard.Metadata.isDefault, value: [state.managementKey.isDefault ? 1 : 0]),
+                BERTLV(tag: PIVMetadata.Tag.algorithm, value: [state.managementKey.algorithm]),
+                BERTLV(tag: PIVMetadata.Tag.policy, value: [0x00, PIVCard.TouchPolicy.never]),
+                BERTLV(tag: PIVMetadata.Tag.isDefault, value: [state.managementKey.isDefault ? 1 : 0]),
             ]
         default:
-            guard PIVCard.Reference.asymmetricKeySlots.contains(reference) else {
+            guard PIVKeyReference.keySlots.contains(reference) else {
                 throw StatusError(.referencedDataNotFound)
             }
             guard let key = state.key(in: reference), let point = publicPoint(slot: reference) else {
@@ -40,10 +41,10 @@ extension PIVApplet {
             }
             let touch = key.touchPolicy == PIVCard.TouchPolicy.default ? PIVCard.TouchPolicy.never : key.touchPolicy
             items = [
-                BERTLV(tag: PIVCard.Metadata.algorithm, value: [key.algorithm]),
-                BERTLV(tag: PIVCard.Metadata.policy, value: [effectivePINPolicy(slot: reference, key: key), touch]),
-                BERTLV(tag: PIVCard.Metadata.origin, value: [key.origin]),
-                BERTLV(tag: PIVCard.Metadata.publicKey, value: BERTLV(tag: PIVCard.Tag.ecPoint, value: point).encoded),
+                BERTLV(tag: PIVMetadata.Tag.algorithm, value: [key.algorithm]),
+                BERTLV(tag: PIVMetadata.Tag.policy, value: [effectivePINPolicy(slot: reference, key: key), touch]),
+                BERTLV(tag: PIVMetadata.Tag.origin, value: [key.origin]),
+                BERTLV(tag: PIVMetadata.Tag.publicKey, value: BERTLV(tag: PIVTag.ecPoint, value: point).encoded),
             ]
         }
         return ResponseAPDU(data: items.flatMap(\.encoded), status: .success)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import ISO7816
 import Logging
+import PIVWire
 
 /// The PIV card application (NIST SP 800-73-4) with the Yubico extensions
 /// that standard tools look for: a P-256 key in each of 9A, 9C, 9D, 9E and
@@ -16,7 +17,7 @@ import Logging
 /// wrong PIN costs a try even if the process dies right after.
 public final class PIVApplet: Applet {
     public let name = "PIV"
-    public let applicationIdentifier = PIVCard.applicationIdentifier
+    public let applicationIdentifier = PIVApplication.identifier
 
     var state: PIVCardState
     private let stateFile: StateFile?
@@ -78,18 +79,18 @@ public final class PIVApplet: Applet {
         guard command.cla == 0x00 else { return .status(.classNotSupported) }
         do {
             switch command.ins {
-            case PIVCard.Instruction.verify: return try verify(command)
-            case PIVCard.Instruction.changeReferenceData: return try changeReferenceData(command)
-            case PIVCard.Instruction.resetRetryCounter: return try resetRetryCounter(command)
-            case PIVCard.Instruction.generalAuthenticate: return try generalAuthenticate(command)
-            case PIVCard.Instruction.generateAsymmetricKeyPair: return try generateKeyPair(command)
-            case PIVCard.Instruction.getData: return try getData(command)
-            case PIVCard.Instruction.putData: return try putData(command)
-            case PIVCard.Instruction.getVersion: return ResponseAPDU(data: PIVCard.version, status: .success)
-            case PIVCard.Instruction.getSerial: return getSerial()
-            case PIVCard.Instruction.getMetadata: return try getMetadata(command)
-            case PIVCard.Instruction.setManagementKey: return try setManagementKey(command)
-            case PIVCard.Instruction.reset: return try resetApplication(command)
+            case PIVInstruction.verify: return try verify(command)
+            case PIVInstruction.changeReferenceData: return try changeReferenceData(command)
+            case PIVInstruction.resetRetryCounter: return try resetRetryCounter(command)
+            case PIVInstruction.generalAuthenticate: return try generalAuthenticate(command)
+            case PIVInstruction.generateAsymmetricKeyPair: return try generateKeyPair(command)
+            case PIVInstruction.getData: return try getData(command)
+            case PIVInstruction.putData: return try putData(command)
+            case PIVInstruction.getVersion: return ResponseAPDU(data: PIVCard.version, status: .success)
+            case PIVInstruction.getSerial: return getSerial()
+            case PIVInstruction.getMetadata: return try getMetadata(command)
+            case PIVInstruction.setManagementKey: return try setManagementKey(command)
+            case PIVInstruction.reset: return try resetApplication(command)
             default: return .status(.instructionNotSupported)
             }
         } catch {
@@ -119,5 +120,15 @@ public final class PIVApplet: Applet {
             logger.error("cannot save the card state: \(error)")
             throw StatusError(.memoryFailure)
         }
+    }
+
+    /// The children of the one constructed object `tag` that must make up all
+    /// of `data` (the 7C template of GENERAL AUTHENTICATE, the AC template of
+    /// GENERATE); anything else is 6A80.
+    func templateItems(_ tag: TLVTag, in data: [UInt8]) throws(StatusError) -> [BERTLV] {
+        guard let (outer, used) = try? BERTLV.parseFirst(data), outer.tag == tag, used == data.count,
+              let children = try? outer.children()
+        else { throw StatusError(.incorrectData) }
+        return children
     }
 }

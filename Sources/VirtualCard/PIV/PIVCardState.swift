@@ -1,6 +1,7 @@
 import Crypto
 import FoundationEssentials
 import ISO7816
+import PIVWire
 
 /// Everything the virtual PIV card keeps between runs. It is written as one
 /// JSON document (see `StateFile`); byte strings are lower-case hex.
@@ -82,15 +83,15 @@ extension PIVCardState {
         var state = PIVCardState(
             format: currentFormat,
             serialNumber: serial,
-            pin: ReferenceData(value: PIVPadding.pad(PIVCard.defaultPIN), retries: PIVCard.defaultRetries, isDefault: true),
-            puk: ReferenceData(value: PIVPadding.pad(PIVCard.defaultPUK), retries: PIVCard.defaultRetries, isDefault: true),
-            managementKey: ManagementKeyState(algorithm: PIVCard.Algorithm.tripleDES,
-                                              key: Hexadecimal.encode(PIVCard.defaultManagementKey),
+            pin: ReferenceData(value: PIVPadding.pad(PIVFactoryDefaults.pin), retries: PIVCard.defaultRetries, isDefault: true),
+            puk: ReferenceData(value: PIVPadding.pad(PIVFactoryDefaults.puk), retries: PIVCard.defaultRetries, isDefault: true),
+            managementKey: ManagementKeyState(algorithm: PIVAlgorithmID.tripleDES,
+                                              key: Hexadecimal.encode(PIVFactoryDefaults.managementKey),
                                               isDefault: true),
             keys: [:],
             objects: [:])
-        state.setObject(PIVCard.Object.chuid, PIVStandardObjects.cardholderUniqueIdentifier(guid: randomBytes(16)))
-        state.setObject(PIVCard.Object.cardCapabilityContainer,
+        state.setObject(PIVObjectTag.cardholderUniqueIdentifier, PIVStandardObjects.cardholderUniqueIdentifier(guid: randomBytes(16)))
+        state.setObject(PIVObjectTag.cardCapabilityContainer,
                         PIVStandardObjects.cardCapabilityContainer(cardIdentifier: randomBytes(14)))
         return state
     }

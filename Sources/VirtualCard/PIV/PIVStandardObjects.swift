@@ -1,4 +1,5 @@
 import ISO7816
+import PIVWire
 
 /// The data objects a PIV card carries from the start.
 enum PIVStandardObjects {
@@ -42,7 +43,7 @@ enum PIVStandardObjects {
     /// Discovery object (7E): the PIV AID and the PIN usage policy "PIV PIN
     /// only". GET DATA returns it whole, not inside tag 53.
     static let discovery: [UInt8] = BERTLV(tag: 0x7E, children: [
-        BERTLV(tag: 0x4F, value: PIVCard.applicationIdentifier),
+        BERTLV(tag: 0x4F, value: PIVApplication.identifier),
         BERTLV(tag: 0x5F2F, value: [0x40, 0x00]),
     ]).encoded
 

@@ -1,35 +1,46 @@
 import CLibCrypto
 import Crypto
 import CryptoExtras
-import FoundationEssentials
 
-/// One-block encryption with the card management key (9B), as the PIV
-/// challenge-response needs: Triple-DES through OpenSSL (swift-crypto has no
-/// DES), AES through swift-crypto (a single block in CBC mode with a zero IV
-/// and no padding is exactly the ECB block operation).
-struct ManagementKeyCipher {
-    let algorithm: UInt8
-    let key: [UInt8]
+/// One-block encryption with a PIV management key (key reference 9B), as the
+/// challenge-response of GENERAL AUTHENTICATE needs on both sides of it:
+/// Triple-DES through OpenSSL's EVP (swift-crypto has no DES), AES through
+/// swift-crypto (one block of CBC with a zero IV and no padding is exactly the
+/// block cipher). The key is a secret: it is never shown.
+public struct ManagementKeyCipher: Sendable {
+    public let algorithm: UInt8
+    private let key: [UInt8]
+
+    /// Any algorithm and key are taken; `encrypt` and `decrypt` answer nil
+    /// unless the algorithm is 3DES or AES and the key has its length.
+    public init(algorithm: UInt8, key: [UInt8]) {
+        self.algorithm = algorithm
+        self.key = key
+    }
 
     /// Bytes per cipher block: 8 for 3DES, 16 for AES.
-    var blockSize: Int { algorithm == PIVCard.Algorithm.tripleDES ? 8 : 16 }
+    public var blockSize: Int { algorithm == PIVAlgorithmID.tripleDES ? 8 : 16 }
 
-    static func keyLength(for algorithm: UInt8) -> Int? {
+    /// The key length of a management-key algorithm, nil for any other algorithm.
+    public static func keyLength(for algorithm: UInt8) -> Int? {
         switch algorithm {
-        case PIVCard.Algorithm.tripleDES: return 24
-        case PIVCard.Algorithm.aes128: return 16
-        case PIVCard.Algorithm.aes192: return 24
-        case PIVCard.Algorithm.aes256: return 32
+        case PIVAlgorithmID.tripleDES: return 24
+        case PIVAlgorithmID.aes128: return 16
+        case PIVAlgorithmID.aes192: return 24
+        case PIVAlgorithmID.aes256: return 32
         default: return nil
         }
     }
 
-    func encrypt(_ block: [UInt8]) -> [UInt8]? { crypt(block, encrypt: true) }
-    func decrypt(_ block: [UInt8]) -> [UInt8]? { crypt(block, encrypt: false) }
+    /// One block encrypted; nil when `block` is not one block long or the key does not fit the algorithm.
+    public func encrypt(_ block: [UInt8]) -> [UInt8]? { crypt(block, encrypt: true) }
+
+    /// One block decrypted; nil when `block` is not one block long or the key does not fit the algorithm.
+    public func decrypt(_ block: [UInt8]) -> [UInt8]? { crypt(block, encrypt: false) }
 
     private func crypt(_ block: [UInt8], encrypt: Bool) -> [UInt8]? {
         guard block.count == blockSize, Self.keyLength(for: algorithm) == key.count else { return nil }
-        if algorithm == PIVCard.Algorithm.tripleDES {
+        if algorithm == PIVAlgorithmID.tripleDES {
             return tripleDES(block, encrypt: encrypt)
         }
         let symmetricKey = SymmetricKey(data: key)

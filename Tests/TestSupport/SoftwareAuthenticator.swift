@@ -1,43 +1,73 @@
 import CBOR
 import Crypto
-import FoundationEssentials
-@testable import WebAuthn
+import Foundation
+import WebAuthn
 
-/// A P-256 software authenticator plus the client around it: it builds what
-/// a browser would post to a relying party, so the verifier meets real bytes.
-/// Each knob exists to produce one tampering a test needs.
-struct SoftwareAuthenticator {
-    let key = P256.Signing.PrivateKey()
-    var credentialId: [UInt8] = Array((0..<32).map { _ in UInt8.random(in: 0...255) })
-    var aaguid: [UInt8] = Array(repeating: 0x42, count: 16)
-    var signCount: UInt32 = 0
+/// A P-256 software authenticator and the browser around it: it builds, with
+/// the WebAuthn core types, what a browser would post to a relying party, so
+/// a verifier (ours or the devserver's) meets real bytes. Each tampering knob
+/// produces one forged answer a test needs. End-to-end tests with the real
+/// virtual authenticator through libfido2 live in FIDOTests.
+public struct SoftwareAuthenticator {
+    public let key = P256.Signing.PrivateKey()
+    public var credentialId: [UInt8] = WebAuthnFixtures.randomBytes(32)
+    public var aaguid: [UInt8]
+    public var signCount: UInt32 = 0
+    /// The user handle stored with a discoverable credential; `register` sets it.
+    public var userHandle: [UInt8]?
 
-    var publicKey: COSEKey { COSEKey(p256: key.publicKey) }
+    /// An all-zero AAGUID is what authenticators that do not attest report.
+    public init(aaguid: [UInt8] = [UInt8](repeating: 0, count: 16)) {
+        self.aaguid = aaguid
+    }
+
+    public var publicKey: COSEKey { COSEKey(p256: key.publicKey) }
 
     /// How the attestation statement is made.
-    enum Attestation {
+    public enum Attestation {
         case none
         case packedSelf
         /// packed with x5c: the certificate (DER) and the key it certifies.
         case packedCertificate([UInt8], P256.Signing.PrivateKey)
     }
 
-    struct Tampering {
-        var type: CollectedClientData.CeremonyType?
-        var challenge: [UInt8]?
-        var origin: String?
-        var crossOrigin = false
-        var topOrigin: String?
-        var rpId: String?
-        var flags: AuthenticatorData.Flags = [.userPresent, .userVerified]
-        var corruptSignature = false
-        var signCount: UInt32?
-        var userHandle: [UInt8]??
+    public struct Tampering {
+        public var type: CollectedClientData.CeremonyType?
+        public var challenge: [UInt8]?
+        public var origin: String?
+        public var crossOrigin = false
+        public var topOrigin: String?
+        public var rpId: String?
+        public var flags: AuthenticatorData.Flags = [.userPresent, .userVerified]
+        public var corruptSignature = false
+        public var signCount: UInt32?
+        public var userHandle: [UInt8]??
+
+        public init() {}
     }
 
-    func registration(challenge: [UInt8], origin: String, rpId: String,
-                      attestation: Attestation = .none, tampering: Tampering = Tampering(),
-                      transports: [AuthenticatorTransport] = [.usb], residentKey: Bool? = true)
+    // MARK: The browser's side: options in, the response to post out
+
+    /// `navigator.credentials.create()` for creation options.
+    public mutating func register(_ options: PublicKeyCredentialCreationOptionsJSON, origin: String,
+                                  attestation: Attestation = .none, tampering: Tampering = .init()) -> RegistrationResponseJSON {
+        userHandle = options.user.id.bytes
+        return registration(challenge: options.challenge.bytes, origin: origin, rpId: options.rp.id ?? "",
+                            attestation: attestation, tampering: tampering)
+    }
+
+    /// `navigator.credentials.get()` for request options, from a security key (cross-platform).
+    public mutating func assert(_ options: PublicKeyCredentialRequestOptionsJSON, origin: String,
+                                tampering: Tampering = .init()) -> AuthenticationResponseJSON {
+        assertion(challenge: options.challenge.bytes, origin: origin, rpId: options.rpId ?? "",
+                  userHandle: userHandle, tampering: tampering, authenticatorAttachment: .crossPlatform)
+    }
+
+    // MARK: The authenticator's side
+
+    public func registration(challenge: [UInt8], origin: String, rpId: String,
+                             attestation: Attestation = .none, tampering: Tampering = Tampering(),
+                             transports: [AuthenticatorTransport] = [.usb], residentKey: Bool? = true)
         -> RegistrationResponseJSON {
         let clientData = CollectedClientData(type: tampering.type ?? .create, challenge: tampering.challenge ?? challenge,
                                              origin: tampering.origin ?? origin, crossOrigin: tampering.crossOrigin,
@@ -74,8 +104,9 @@ struct SoftwareAuthenticator {
     }
 
     /// An assertion; the counter advances as a real authenticator's would.
-    mutating func assertion(challenge: [UInt8], origin: String, rpId: String, userHandle: [UInt8]?,
-                            tampering: Tampering = Tampering()) -> AuthenticationResponseJSON {
+    public mutating func assertion(challenge: [UInt8], origin: String, rpId: String, userHandle: [UInt8]?,
+                                   tampering: Tampering = Tampering(),
+                                   authenticatorAttachment: AuthenticatorAttachment? = nil) -> AuthenticationResponseJSON {
         signCount += 1
         let clientData = CollectedClientData(type: tampering.type ?? .get, challenge: tampering.challenge ?? challenge,
                                              origin: tampering.origin ?? origin, crossOrigin: tampering.crossOrigin,
@@ -88,7 +119,8 @@ struct SoftwareAuthenticator {
             rawId: credentialId,
             response: AuthenticatorAssertionResponseJSON(
                 clientDataJSON: clientData, authenticatorData: authData, signature: signature,
-                userHandle: tampering.userHandle ?? userHandle))
+                userHandle: tampering.userHandle ?? userHandle),
+            authenticatorAttachment: authenticatorAttachment)
     }
 
     private func sign(_ message: [UInt8], with key: P256.Signing.PrivateKey, corrupt: Bool) -> [UInt8] {
@@ -98,5 +130,3 @@ struct SoftwareAuthenticator {
         return (try? Array(key.signature(for: signed).derRepresentation)) ?? []
     }
 }
-
-func randomBytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
