@@ -1,4 +1,6 @@
 import AgentProtocol
+import Ceremonies
+import HTTPTransport
 import FIDO
 import VirtualAuthenticator
 import WebAuthn
@@ -13,6 +15,8 @@ extension AgentError {
         case let error as AgentError: self = error
         case let error as FIDOError: self.init(fido: error)
         case let error as CeremonyError: self.init(ceremony: error)
+        case let error as PasswordlessError: self.init(passwordless: error)
+        case let error as HTTPTransportError: self.init(transport: error)
         case let error as VirtualAuthenticatorError: self.init(.deviceUnavailable, error.description)
         case let error as WebAuthnError: self.init(.invalidInput, error.description)
         case is CancellationError: self.init(.cancelled, "the request was cancelled")
@@ -44,6 +48,24 @@ extension AgentError {
         case .invalidArgument: self.init(.invalidInput, message)
         case .other: self.init(.deviceUnavailable, message)
         }
+    }
+
+    init(passwordless error: PasswordlessError) {
+        switch error {
+        case .missingSetting: self.init(.invalidInput, error.description)
+        case .server(let problem):
+            var details: [String: JSONValue] = ["status": .number(Double(problem.status))]
+            if let code = problem.errorCode { details["errorCode"] = .string(code) }
+            if let title = problem.title { details["title"] = .string(title) }
+            self.init(.serverError, error.description, details: details)
+        case .transport(let transport): self.init(transport: transport)
+        case .malformedResponse: self.init(.serverError, error.description)
+        case .ceremony(let ceremony): self.init(ceremony: ceremony)
+        }
+    }
+
+    init(transport error: HTTPTransportError) {
+        self.init(.networkError, error.description)
     }
 
     init(ceremony error: CeremonyError) {
