@@ -1,4 +1,5 @@
 import AgentProtocol
+import HTTPTransport
 import Settings
 import Synchronization
 
@@ -12,6 +13,9 @@ public final class CoreServices: Sendable {
     let runningAsAgent: Bool
     let started = ContinuousClock.now
     private let inFlight = Atomic<Int>(0)
+    private let lazyHTTP = Mutex<HTTPTransport?>(nil)
+    let vault: VaultService
+    let tokens = TokenState()
 
     init(environment: [String: String], runningAsAgent: Bool) throws(AgentError) {
         paths = AgentPaths(environment: environment)
@@ -21,12 +25,26 @@ public final class CoreServices: Sendable {
         self.environment = environment
         devices = DeviceBroker(settings: settings, paths: paths, environment: environment)
         self.runningAsAgent = runningAsAgent
+        vault = VaultService(paths: paths, settings: settings, runningAsAgent: runningAsAgent)
     }
 
     func register(into table: inout MethodTable.Builder) {
         registerStatus(into: &table)
         registerWebAuthn(into: &table)
         registerPIN(into: &table)
+        registerPasswordless(into: &table)
+        registerVault(into: &table)
+        registerTokens(into: &table)
+    }
+
+    /// The HTTP client, made on first use: `passkey status` should not pay for one.
+    var http: HTTPTransport {
+        lazyHTTP.withLock { client in
+            if let client { return client }
+            let made = HTTPTransport()
+            client = made
+            return made
+        }
     }
 
     func beginRequest() { inFlight.add(1, ordering: .relaxed) }

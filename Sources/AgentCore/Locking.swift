@@ -1,5 +1,15 @@
 extension CoreServices {
-    /// Drops every unlocked secret (SIGHUP, `agent.lock`, idle timeout).
-    /// With no vault configured there is nothing to drop.
-    public func lockEverything(reason: String) {}
+    /// Locks the vault and wipes its data key from memory (SIGHUP; also what
+    /// `agent.lock`, the idle timeout and card removal do). Safe to call from
+    /// any thread, and when nothing is unlocked.
+    public func lockEverything(reason: String) {
+        vault.lock(reason: reason)
+    }
+
+    /// `passkey-agent --idle-timeout SECONDS`: overrides `[agent] idle-timeout`
+    /// of config.toml for the vault's idle lock (0: never lock for inactivity).
+    public func overrideVaultIdleTimeout(seconds: Int?) {
+        guard let seconds else { return }
+        vault.setIdleTimeout(seconds > 0 ? .seconds(seconds) : nil)
+    }
 }

@@ -24,7 +24,7 @@ extension CoreServices {
             version: passkeyAgentVersion, protocolVersion: protocolVersion,
             uptimeSeconds: runningAsAgent ? Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18 : 0,
             pendingRequests: max(0, requestsInFlight - 1),
-            devices: devices, agentRunning: runningAsAgent, pid: getpid())
+            devices: devices, agentRunning: runningAsAgent, pid: getpid(), vault: vaultLockState())
     }
 
     /// Every connected key (and the software authenticator when chosen or

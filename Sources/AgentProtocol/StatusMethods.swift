@@ -17,9 +17,11 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// False when `passkey` ran the core itself because no agent answered.
     public var agentRunning: Bool
     public var pid: Int32
+    /// The vault's lock state (added in protocol 1; absent from older agents).
+    public var vault: VaultLockState?
 
     public init(version: String, protocolVersion: Int, uptimeSeconds: Double, pendingRequests: Int,
-                devices: [DeviceSummary], agentRunning: Bool, pid: Int32) {
+                devices: [DeviceSummary], agentRunning: Bool, pid: Int32, vault: VaultLockState? = nil) {
         self.version = version
         self.protocolVersion = protocolVersion
         self.uptimeSeconds = uptimeSeconds
@@ -27,6 +29,7 @@ public struct AgentStatus: Codable, Sendable, Equatable {
         self.devices = devices
         self.agentRunning = agentRunning
         self.pid = pid
+        self.vault = vault
     }
 }
 

@@ -78,6 +78,7 @@ do { core = try AgentCore(environment: environment, runningAsAgent: true) } catc
     listening.removeFile()
     fail(error.message)
 }
+core.services.overrideVaultIdleTimeout(seconds: options.idleTimeout)
 
 let daemon = AgentDaemon(core: core, socket: listening,
                          idleTimeout: options.idleTimeout.map { .seconds($0) }, logger: logger)

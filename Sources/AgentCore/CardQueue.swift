@@ -1,0 +1,18 @@
+import Dispatch
+import Vault
+
+/// Runs blocking PC/SC work (a card's commands, each a round trip through
+/// pcscd) on a thread of its own, one operation at a time, so it never
+/// blocks the Swift concurrency pool.
+enum CardQueue {
+    private static let queue = DispatchQueue(label: "passkey.agent.card")
+
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws(VaultError) -> T) async throws(VaultError) -> T {
+        let result: Result<T, VaultError> = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { () throws(VaultError) -> T in try body() })
+            }
+        }
+        return try result.get()
+    }
+}

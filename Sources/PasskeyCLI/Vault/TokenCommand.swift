@@ -1,0 +1,138 @@
+import AgentProtocol
+import ArgumentParser
+import FoundationEssentials
+
+/// `passkey token …`: OAuth/OIDC tokens kept in the vault, refreshed by the agent.
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Store OAuth/OIDC tokens in the vault and get fresh access tokens.",
+        discussion: """
+        Tokens are kept per account (a name you choose) in the vault. `token get` returns \
+        the stored access token while it stays valid for --min-valid seconds, else the \
+        agent refreshes it at the token endpoint (once, however many ask at the same time) \
+        and saves a rotated refresh token before handing out the new access token.
+        """,
+        subcommands: [TokenGet.self, TokenPut.self, TokenList.self, TokenRemove.self])
+}
+
+struct TokenGet: Verb {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print an access token for ACCOUNT (only the token, for `$(passkey token get work)`).",
+        discussion: """
+        When the vault is locked: on a terminal you are offered to unlock it; otherwise \
+        the command fails (exit status 7). When the refresh token is refused \
+        (invalid_grant) the stored tokens are kept and the error says to sign in again.
+        """)
+
+    @Argument(help: "The account name.")
+    var account: String
+    @Option(name: .long, help: "Seconds the token must stay valid (default 60).")
+    var minValid: Int = 60
+    @OptionGroup var runOptions: RunOptions
+
+    func execute(on backend: Backend) async throws(AgentError) {
+        guard minValid >= 0 else { throw AgentError(.invalidInput, "--min-valid is a number of seconds, 0 or more") }
+        let result = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
+            try await backend.call(TokenGetMethod.self, .init(account: account, minValid: minValid),
+                                   interaction: TerminalInteraction(pins: .interactive))
+        }
+        if runOptions.json { Output.json(result); return }
+        Output.line(result.accessToken)
+    }
+}
+
+struct TokenPut: Verb {
+    static let configuration = CommandConfiguration(
+        commandName: "put",
+        abstract: "Store ACCOUNT's tokens: an OAuth token response (JSON) on standard input.",
+        discussion: """
+        Standard input holds one JSON object: the token endpoint's answer (access_token, \
+        token_type, expires_in, refresh_token, id_token, scope) plus issuer, client_id \
+        and token_endpoint, which the agent needs to refresh it. Tokens stored before for \
+        ACCOUNT are replaced. Tokens are never taken from arguments, where `ps` shows them.
+
+        Example:
+          jq '. + {issuer: "https://id.example.org", client_id: "cli", token_endpoint: "https://id.example.org/oauth2/token"}' \\
+            response.json | passkey token put work
+        """)
+
+    @Argument(help: "The account name.")
+    var account: String
+    @OptionGroup var runOptions: RunOptions
+
+    func execute(on backend: Backend) async throws(AgentError) {
+        let input = StandardInput.readAll()
+        let document: JSONValue
+        do {
+            document = try JSONDecoder().decode(JSONValue.self, from: Data(input))
+        } catch {
+            throw AgentError(.invalidInput, "standard input is not JSON: it should hold the token response object")
+        }
+        guard case .object = document else {
+            throw AgentError(.invalidInput, "standard input should hold one JSON object (the token response)")
+        }
+        let summary = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
+            try await backend.call(TokenPutMethod.self, .init(account: account, token: document),
+                                   interaction: TerminalInteraction(pins: .interactive))
+        }
+        if runOptions.json { Output.json(summary); return }
+        var line = "Stored the tokens of \"\(summary.account)\" (\(summary.issuer)"
+        if let subject = summary.subject { line += ", subject \(subject)" }
+        line += ")"
+        if !summary.hasRefreshToken { line += "; there is no refresh token, so it cannot be refreshed" }
+        Output.line(line + ".")
+    }
+}
+
+struct TokenList: Verb {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the stored accounts: issuer, subject, expiry. Never a token.",
+        discussion: "Subjects come from the ID token's claims, decoded for display without checking its signature.")
+
+    @OptionGroup var runOptions: RunOptions
+
+    func execute(on backend: Backend) async throws(AgentError) {
+        let list = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
+            try await backend.call(TokenListMethod.self, NoParams(), interaction: TerminalInteraction(pins: .interactive))
+        }
+        if runOptions.json { Output.json(list); return }
+        if list.tokens.isEmpty && list.damaged.isEmpty {
+            Output.line("No tokens are stored. Add some with `passkey token put ACCOUNT`.")
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        let rows = list.tokens.map { [$0.account, $0.issuer, $0.subject ?? "-", Self.expiry($0.expiresAt, now: now)] }
+        TableOutput.print(header: ["ACCOUNT", "ISSUER", "SUBJECT", "EXPIRES"], rows: rows)
+        for problem in list.damaged { StandardErrorLine.write("passkey: \(problem)") }
+    }
+
+    /// "2025-05-01T12:00:00Z (in 59 min)" or "… (expired 2 h ago)".
+    static func expiry(_ expiresAt: Int64?, now: Int64) -> String {
+        guard let expiresAt else { return "unknown" }
+        let date = Date(timeIntervalSince1970: TimeInterval(expiresAt))
+        let stamp = date.formatted(.iso8601)
+        let delta = expiresAt - now
+        let span = abs(delta) < 3600 ? "\(abs(delta) / 60) min" : abs(delta) < 172_800 ? "\(abs(delta) / 3600) h" : "\(abs(delta) / 86_400) days"
+        return "\(stamp) (\(delta >= 0 ? "in \(span)" : "expired \(span) ago"))"
+    }
+}
+
+struct TokenRemove: Verb {
+    static let configuration = CommandConfiguration(
+        commandName: "rm",
+        abstract: "Forget ACCOUNT's tokens.")
+
+    @Argument(help: "The account name.")
+    var account: String
+    @OptionGroup var runOptions: RunOptions
+
+    func execute(on backend: Backend) async throws(AgentError) {
+        let result = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
+            try await backend.call(TokenDeleteMethod.self, .init(account: account), interaction: TerminalInteraction(pins: .interactive))
+        }
+        if runOptions.json { Output.json(result); return }
+        Output.line("Removed the tokens of \"\(account)\".")
+    }
+}

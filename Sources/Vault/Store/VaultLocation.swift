@@ -1,0 +1,139 @@
+import FoundationEssentials
+import SecureFiles
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a vault lives: `$XDG_DATA_HOME/passkey-agent/vault/` (0700), with
+/// the header in `header` and one file per entry in `entries/`, each named
+/// by the hex of its entry id. Every file is 0600 and written atomically
+/// (SecureFiles: temporary file, fsync, rename, fsync of the directory).
+public struct VaultLocation: Sendable, Equatable {
+    public let directory: String
+
+    /// The vault under passkey-agent's data directory.
+    public init(dataDirectory: String) { directory = dataDirectory + "/vault" }
+
+    public init(directory: String) { self.directory = directory }
+
+    public var headerPath: String { directory + "/header" }
+    public var entriesDirectory: String { directory + "/entries" }
+
+    func entryPath(id: [UInt8]) -> String { entriesDirectory + "/" + Self.hex(id) }
+
+    /// Whether a vault has been created here.
+    public var exists: Bool {
+        var info = stat()
+        return stat(headerPath, &info) == 0
+    }
+
+    public func readHeader() throws(VaultError) -> VaultHeader {
+        let bytes: [UInt8]?
+        do {
+            bytes = try SecureFile.read(headerPath, limit: VaultFormat.maxHeaderBytes)
+        } catch {
+            throw Self.vaultError(error)
+        }
+        guard let bytes else { throw .notInitialized(path: directory) }
+        return try VaultHeader(decoding: bytes, path: headerPath)
+    }
+
+    /// Writes the header of a new vault; refuses (and writes nothing) if one exists.
+    func createHeader(_ header: VaultHeader) throws(VaultError) {
+        do {
+            try SecureDirectory.create(entriesDirectory)
+            guard try SecureFile.create(header.encoded(), at: headerPath) else { throw VaultError.alreadyExists(path: directory) }
+        } catch let error as VaultError {
+            throw error
+        } catch let error as SecureFileError {
+            throw Self.vaultError(error)
+        } catch {
+            throw .notWritable(path: headerPath, reason: "\(error)")
+        }
+    }
+
+    func replaceHeader(_ header: VaultHeader) throws(VaultError) {
+        do {
+            try SecureFile.write(header.encoded(), to: headerPath)
+        } catch {
+            throw Self.vaultError(error)
+        }
+    }
+
+    /// The entry ids of every entry file (names that are not 64 hex digits are not entries).
+    func entryIds() throws(VaultError) -> [[UInt8]] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: entriesDirectory)
+        } catch {
+            if !exists { throw .notInitialized(path: directory) }
+            // A vault whose entries directory is missing simply holds nothing yet.
+            var info = stat()
+            if stat(entriesDirectory, &info) != 0 && errno == ENOENT { return [] }
+            throw .unreadable(path: entriesDirectory, reason: "\(error)")
+        }
+        return names.compactMap(Self.unhex).filter { $0.count == VaultFormat.entryIdLength }.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// How many entries the vault holds (counting files: no key needed).
+    public func entryCount() throws(VaultError) -> Int {
+        try entryIds().count
+    }
+
+    /// Removes temporary files a killed writer left behind (older than ten
+    /// minutes, so a write in progress in another process is never touched).
+    func removeStaleTemporaryFiles() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: entriesDirectory) else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        for name in names where name.hasPrefix(".") && name.contains(".tmp-") {
+            let path = entriesDirectory + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, now.tv_sec - info.st_mtim.tv_sec > 600 else { continue }
+            unlink(path)
+        }
+    }
+
+    static func vaultError(_ error: SecureFileError) -> VaultError {
+        switch error {
+        case .unreadable(let path, let reason): return .unreadable(path: path, reason: reason)
+        case .tooLarge(let path, let limit): return .unreadable(path: path, reason: "larger than \(limit) bytes")
+        case .notWritable(let path, let reason): return .notWritable(path: path, reason: reason)
+        default: return .unsafeFile(error.description)
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return text
+    }
+
+    /// Lower-case hex only, as the vault writes it; nil for anything else.
+    static func unhex(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard !utf8.isEmpty, utf8.count % 2 == 0 else { return nil }
+        func value(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 2)
+        var index = 0
+        while index < utf8.count {
+            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+}
