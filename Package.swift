@@ -43,35 +43,39 @@ let package = Package(
         // MARK: Layer 7 — encodings and the W3C WebAuthn model.
         .target(name: "CBOR", dependencies: ["CCBOR"]),
         .target(name: "ISO7816"),
+        .target(name: "PIVWire", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras]),
         .target(name: "SecureFiles"),
         .target(name: "WebAuthn", dependencies: ["CBOR", crypto, cryptoExtras, x509, asn1]),
 
         // MARK: Layer 6 — software devices.
-        .target(name: "VirtualAuthenticator", dependencies: ["CBOR", "WebAuthn", crypto, cryptoExtras]),
-        .target(name: "VirtualCard", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras, logging]),
+        .target(name: "VirtualAuthenticator", dependencies: ["CBOR", "WebAuthn", "SecureFiles", crypto, cryptoExtras]),
+        .target(name: "VirtualCard", dependencies: ["ISO7816", "PIVWire", "SecureFiles", crypto, logging]),
 
         // MARK: Layer 5 — hardware access.
         .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "VirtualAuthenticator"]),
         .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"]),
-        .target(name: "PIV", dependencies: ["SmartCard", "ISO7816", "CLibCrypto", crypto, cryptoExtras, x509, asn1]),
+        .target(name: "PIV", dependencies: ["SmartCard", "ISO7816", "PIVWire", crypto, x509, asn1]),
 
         // MARK: Layer 5 — the network.
         .target(name: "HTTPTransport", dependencies: [httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")]),
 
         // MARK: Layer 4 — ceremonies, tokens, the vault.
         .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", crypto, cryptoExtras]),
+        .target(name: "Ceremonies", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "HTTPTransport"]),
+        .target(name: "Vault", dependencies: ["FIDO", "PIV", "SmartCard", "ISO7816", "SecureFiles", "WebAuthn", crypto]),
+        .target(name: "Tokens", dependencies: ["HTTPTransport"]),
 
         // MARK: Layer 3 — the agent's protocol types and settings.
         .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO"]),
         .target(name: "Settings"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Settings", "FIDO", "VirtualAuthenticator",
-                                                  "WebAuthn", "WebAuthnClient"]),
+                                                  "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "Vault", "Tokens"]),
 
         // MARK: Layer 2 — servers and the agent's client.
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "WebAuthnClient"]),
         .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "WebAuthnClient", "FIDO",
                                                     nio, nioPosix, logging]),
-        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", hummingbird, crypto, logging]),
+        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "SecureFiles", hummingbird, crypto, logging]),
 
         // MARK: Layer 1 — executables: thin mains.
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"]),
@@ -80,15 +84,16 @@ let package = Package(
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging]),
 
         // The `passkey` command line: argument parsing, prompts, output.
-        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings",
+        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings", "Ceremonies",
+                                                  "DevServer", "HTTPTransport",
                                                   "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", argumentParser]),
 
         // MARK: Test support shared by the test targets (never linked into a product).
-        .target(name: "TestSupport", dependencies: [], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
 
         // MARK: Tests.
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
-        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", crypto, x509, asn1]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "TestSupport", crypto, x509, asn1]),
         .testTarget(name: "VirtualAuthenticatorTests",
                     dependencies: ["VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
@@ -98,7 +103,9 @@ let package = Package(
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
+        .testTarget(name: "PIVWireTests", dependencies: ["PIVWire"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", crypto]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Ceremonies", "HTTPTransport", crypto]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "FIDO", "VirtualAuthenticator", crypto]),
     ]
 )
