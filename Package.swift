@@ -66,10 +66,11 @@ let package = Package(
         .target(name: "Tokens", dependencies: ["HTTPTransport"]),
 
         // MARK: Layer 3 — the agent's protocol types and settings.
-        .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO"]),
+        .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO", "PIV"]),
         .target(name: "Settings"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Settings", "FIDO", "VirtualAuthenticator",
-                                                  "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "Vault", "Tokens"]),
+                                                  "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "Vault", "Tokens",
+                                                  "PIV", "PIVWire", "SmartCard"]),
 
         // MARK: Layer 2 — servers and the agent's client.
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "WebAuthnClient"]),

@@ -1,6 +1,8 @@
 import AgentProtocol
 import Ceremonies
 import HTTPTransport
+import PIV
+import SmartCard
 import FIDO
 import VirtualAuthenticator
 import WebAuthn
@@ -17,6 +19,8 @@ extension AgentError {
         case let error as CeremonyError: self.init(ceremony: error)
         case let error as PasswordlessError: self.init(passwordless: error)
         case let error as HTTPTransportError: self.init(transport: error)
+        case let error as PIVError: self.init(piv: error)
+        case let error as SmartCardError: self.init(smartCard: error)
         case let error as VirtualAuthenticatorError: self.init(.deviceUnavailable, error.description)
         case let error as WebAuthnError: self.init(.invalidInput, error.description)
         case is CancellationError: self.init(.cancelled, "the request was cancelled")

@@ -33,6 +33,7 @@ public final class CoreServices: Sendable {
         registerWebAuthn(into: &table)
         registerPIN(into: &table)
         registerPasswordless(into: &table)
+        registerCards(into: &table)
         registerVault(into: &table)
         registerTokens(into: &table)
     }

@@ -1,10 +1,7 @@
 import ArgumentParser
 
-/// `passkey card …`: PIV smart cards over PC/SC (pcscd).
-///
-/// These verbs run in this process on purpose: the operations live in the
-/// PIV target as functions returning Codable reports, so the agent can serve
-/// the same ones over its socket; the files here only parse, prompt and print.
+/// `passkey card …`: PIV smart cards over PC/SC (pcscd), through the agent
+/// when it runs (`card.*` methods), else in this process.
 struct CardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "card",
@@ -15,10 +12,4 @@ struct CardCommand: AsyncParsableCommand {
         one per line in the order each command documents; never from arguments.
         """,
         subcommands: [CardListCommand.self, CardSetupCommand.self, CardPINCommand.self])
-}
-
-/// Options every card verb takes.
-struct CardOutputOptions: ParsableArguments {
-    @Flag(name: .long, help: "Print the result (or the error) as JSON.")
-    var json = false
 }

@@ -3,22 +3,17 @@ import ArgumentParser
 import PIV
 
 /// `passkey card list`: readers, cards, their applications, PIN tries and keys.
-struct CardListCommand: AsyncParsableCommand {
+struct CardListCommand: Verb {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List smart card readers and what the cards in them hold.")
 
-    @OptionGroup var output: CardOutputOptions
+    @OptionGroup var runOptions: RunOptions
 
-    func run() async throws {
-        do {
-            let context = try CardContext.pcsc()
-            let inventory = try CardContext.run { () throws(PIVError) in try CardInventory.collect(context: context) }
-            if output.json { Output.json(inventory); return }
-            print(inventory)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+    func execute(on backend: Backend) async throws(AgentError) {
+        let inventory = try await backend.call(CardListMethod.self, NoParams(), interaction: TerminalInteraction(pins: .interactive))
+        if runOptions.json { Output.json(inventory); return }
+        print(inventory)
     }
 
     private func print(_ inventory: CardInventory) {

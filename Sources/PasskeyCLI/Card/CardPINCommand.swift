@@ -1,8 +1,8 @@
+import AgentCore
 import AgentProtocol
 import ArgumentParser
 import PIV
 
-/// `passkey card pin change|unblock`.
 struct CardPINCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pin",
@@ -10,7 +10,6 @@ struct CardPINCommand: AsyncParsableCommand {
         subcommands: [CardPINChangeCommand.self, CardPINUnblockCommand.self])
 }
 
-/// Options of the PIN verbs.
 struct CardPINOptions: ParsableArguments {
     @Option(name: .long, help: "The reader holding the card (default: the only PIV card present).")
     var reader: String?
@@ -19,7 +18,7 @@ struct CardPINOptions: ParsableArguments {
     var pinStdin = false
 }
 
-struct CardPINChangeCommand: AsyncParsableCommand {
+struct CardPINChangeCommand: Verb {
     static let configuration = CommandConfiguration(
         commandName: "change",
         abstract: "Change the PIN (or, with --puk, the PUK).",
@@ -34,37 +33,25 @@ struct CardPINChangeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Change the PUK instead of the PIN.")
     var puk = false
 
-    @OptionGroup var output: CardOutputOptions
+    @OptionGroup var runOptions: RunOptions
 
-    func run() async throws {
-        do throws(AgentError) {
-            let context = try CardContext.pcsc()
-            let session = try CardContext.session(reader: options.reader, context: context)
-            let secrets = CardSecrets(pinStdin: options.pinStdin)
-            let status = try CardContext.run { () throws(PIVError) in try PINManagement.status(session: session) }
-            let what = puk ? "PUK" : "PIN"
-            if (puk ? status.pukTriesLeft : status.pinTriesLeft) == 0 {
-                throw CardErrors.agentError(puk ? .pukBlocked : .pinBlocked)
-            }
-            var current = try secrets.current(what, reader: session.readerName,
-                                              triesLeft: puk ? status.pukTriesLeft : status.pinTriesLeft)
-            var new = try secrets.new(what)
-            defer {
-                for index in current.indices { current[index] = 0 }
-                for index in new.indices { new[index] = 0 }
-            }
-            let report = try CardContext.run { () throws(PIVError) in
-                puk ? try PINManagement.changePUK(session: session, current: current, new: new)
-                    : try PINManagement.changePIN(session: session, current: current, new: new)
-            }
-            CardPINOutput.print(report, json: output.json)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+    func execute(on backend: Backend) async throws(AgentError) {
+        let interaction = TerminalInteraction(pins: .interactive)
+        let status = try await backend.call(CardPINStatusMethod.self, .init(reader: options.reader), interaction: interaction)
+        let what = puk ? "PUK" : "PIN"
+        let triesLeft = puk ? status.pukTriesLeft : status.pinTriesLeft
+        if triesLeft == 0 { throw AgentError(puk ? PIVError.pukBlocked : PIVError.pinBlocked) }
+        let secrets = CardSecrets(pinStdin: options.pinStdin)
+        let current = try secrets.current(what, reader: status.reader, triesLeft: triesLeft)
+        let new = try secrets.new(what)
+        let report = try await backend.call(CardChangePINMethod.self,
+                                            .init(reader: status.reader, puk: puk, current: current, new: new),
+                                            interaction: interaction)
+        CardPINOutput.print(report, json: runOptions.json)
     }
 }
 
-struct CardPINUnblockCommand: AsyncParsableCommand {
+struct CardPINUnblockCommand: Verb {
     static let configuration = CommandConfiguration(
         commandName: "unblock",
         abstract: "Set a new PIN with the PUK, restoring the PIN's tries.",
@@ -75,28 +62,18 @@ struct CardPINUnblockCommand: AsyncParsableCommand {
         """)
 
     @OptionGroup var options: CardPINOptions
-    @OptionGroup var output: CardOutputOptions
+    @OptionGroup var runOptions: RunOptions
 
-    func run() async throws {
-        do throws(AgentError) {
-            let context = try CardContext.pcsc()
-            let session = try CardContext.session(reader: options.reader, context: context)
-            let secrets = CardSecrets(pinStdin: options.pinStdin)
-            let status = try CardContext.run { () throws(PIVError) in try PINManagement.status(session: session) }
-            if status.pukTriesLeft == 0 { throw CardErrors.agentError(.pukBlocked) }
-            var pukValue = try secrets.current("PUK", reader: session.readerName, triesLeft: status.pukTriesLeft)
-            var newPIN = try secrets.new("PIN")
-            defer {
-                for index in pukValue.indices { pukValue[index] = 0 }
-                for index in newPIN.indices { newPIN[index] = 0 }
-            }
-            let report = try CardContext.run { () throws(PIVError) in
-                try PINManagement.unblockPIN(session: session, puk: pukValue, newPIN: newPIN)
-            }
-            CardPINOutput.print(report, json: output.json)
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
+    func execute(on backend: Backend) async throws(AgentError) {
+        let interaction = TerminalInteraction(pins: .interactive)
+        let status = try await backend.call(CardPINStatusMethod.self, .init(reader: options.reader), interaction: interaction)
+        if status.pukTriesLeft == 0 { throw AgentError(PIVError.pukBlocked) }
+        let secrets = CardSecrets(pinStdin: options.pinStdin)
+        let puk = try secrets.current("PUK", reader: status.reader, triesLeft: status.pukTriesLeft)
+        let newPIN = try secrets.new("PIN")
+        let report = try await backend.call(CardUnblockPINMethod.self, .init(reader: status.reader, puk: puk, newPin: newPIN),
+                                            interaction: interaction)
+        CardPINOutput.print(report, json: runOptions.json)
     }
 }
 

@@ -15,19 +15,19 @@ struct CardSecrets {
     }
 
     /// A current PIN or PUK; the prompt says how many tries are left.
-    func current(_ what: String, reader: String, triesLeft: Int?) throws(AgentError) -> [UInt8] {
+    func current(_ what: String, reader: String, triesLeft: Int?) throws(AgentError) -> String {
         let tries = triesLeft.map { " (\($0) \($0 == 1 ? "try" : "tries") left)" } ?? ""
-        return Array(try source.read(what, description: "The card in \"\(reader)\" needs its \(what)\(tries).").utf8)
+        return try source.read(what, description: "The card in \"\(reader)\" needs its \(what)\(tries).")
     }
 
     /// A new PIN or PUK: 6–8 characters, typed twice on a terminal.
-    func new(_ what: String) throws(AgentError) -> [UInt8] {
+    func new(_ what: String) throws(AgentError) -> String {
         let first = try source.read("new \(what)", description: "Choose a new \(what) (6 to 8 characters).")
         if !fromStandardInput && TerminalPrompt.isInteractive {
             let again = try source.read("new \(what) again", description: "Type the new \(what) again.")
             guard first == again else { throw AgentError(.invalidInput, "the two new \(what)s differ; nothing was changed") }
         }
-        return Array(first.utf8)
+        return first
     }
 
     /// A management key in hex, from the next line of standard input (`--management-key-stdin`).

@@ -1,13 +1,10 @@
+import AgentCore
 import AgentProtocol
 import ArgumentParser
 import PIV
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `passkey card setup`: the 9D key and certificate the vault's `piv` key slot uses.
-struct CardSetupCommand: AsyncParsableCommand {
+struct CardSetupCommand: Verb {
     static let configuration = CommandConfiguration(
         commandName: "setup",
         abstract: "Generate the key-management key (slot 9D) passkey-agent uses, with a self-signed certificate.",
@@ -37,45 +34,29 @@ struct CardSetupCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Replace a key already in slot 9D (it is lost for good).")
     var force = false
 
-    @OptionGroup var output: CardOutputOptions
+    @OptionGroup var runOptions: RunOptions
 
-    func run() async throws {
-        do {
-            try setUp()
-        } catch {
-            throw Output.fail(error, json: output.json)
-        }
-    }
-
-    private func setUp() throws(AgentError) {
-        let context = try CardContext.pcsc()
-        let session = try CardContext.session(reader: reader, context: context)
-        let plan = try CardContext.run { () throws(PIVError) in
-            try CardSetup.plan(session: session, usingDefaultManagementKey: !managementKeyStdin)
-        }
+    func execute(on backend: Backend) async throws(AgentError) {
+        let interaction = TerminalInteraction(pins: .interactive)
+        let plan = try await backend.call(CardPlanMethod.self, .init(reader: reader, defaultManagementKey: !managementKeyStdin),
+                                          interaction: interaction)
         if plan.existingKey == .present && !force {
-            throw CardErrors.agentError(.keyExists(slot: plan.slot))
+            throw AgentError(.alreadyRegistered,
+                             "slot \(plan.slot.hex) already holds a key; pass --force to replace it (the old key is lost for good)")
         }
         announce(plan)
         try confirm()
 
         let secrets = CardSecrets(pinStdin: pinStdin)
-        let triesLeft = try CardContext.run { () throws(PIVError) in try PINManagement.status(session: session).pinTriesLeft }
+        let status = try await backend.call(CardPINStatusMethod.self, .init(reader: reader), interaction: interaction)
         // Asking for a PIN the card will refuse anyway would only confuse.
-        if triesLeft == 0 { throw CardErrors.agentError(.pinBlocked) }
-        var pin = try secrets.current("PIN", reader: reader, triesLeft: triesLeft)
-        defer { for index in pin.indices { pin[index] = 0 } }
-        var managementKey: PIVManagementKey?
-        if managementKeyStdin {
-            let hex = try secrets.managementKeyFromStandardInput()
-            managementKey = try CardContext.run { () throws(PIVError) in
-                try PIVManagementKey(hex: hex, algorithm: try session.managementKeyAlgorithm())
-            }
-        }
-        let report = try CardContext.run { () throws(PIVError) in
-            try CardSetup.run(session: session, pin: pin, managementKey: managementKey, replaceExistingKey: force)
-        }
-        if output.json {
+        if status.pinTriesLeft == 0 { throw AgentError(PIVError.pinBlocked) }
+        let pin = try secrets.current("PIN", reader: reader, triesLeft: status.pinTriesLeft)
+        let managementKey = managementKeyStdin ? try secrets.managementKeyFromStandardInput() : nil
+        let report = try await backend.call(CardSetupMethod.self,
+                                            .init(reader: reader, pin: pin, managementKey: managementKey, force: force),
+                                            interaction: interaction)
+        if runOptions.json {
             Output.json(report)
         } else {
             Output.line("Slot \(report.slot.hex) of the card in \"\(report.reader)\" now holds a new P-256 key.")
@@ -83,8 +64,8 @@ struct CardSetupCommand: AsyncParsableCommand {
             Output.line("  certificate: \(report.certificateSubject)")
             if report.replacedExistingKey { Output.line("  (the key that was there before is gone)") }
         }
-        if TerminalPrompt.isInteractive && !pinStdin && !output.json {
-            try offerToChangeDefaults(report, session: session, pin: pin, managementKey: managementKey ?? .default)
+        if TerminalPrompt.isInteractive && !pinStdin && !runOptions.json {
+            try await offerToChangeDefaults(report, pin: pin, managementKey: managementKey, backend: backend)
         }
     }
 
@@ -94,14 +75,7 @@ struct CardSetupCommand: AsyncParsableCommand {
         if let serial = plan.serialNumber { text += " (serial \(serial))" }
         text += ":\n"
         for (index, step) in plan.steps.enumerated() { text += "  \(index + 1). \(step)\n" }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
-        }
+        StandardError.write(text)
     }
 
     private func confirm() throws(AgentError) {
@@ -113,38 +87,33 @@ struct CardSetupCommand: AsyncParsableCommand {
     }
 
     /// On a terminal only, and never forced: offer to replace factory defaults.
-    private func offerToChangeDefaults(_ report: CardSetup.Report, session: PIVSession, pin: [UInt8],
-                                       managementKey: PIVManagementKey) throws(AgentError) {
+    private func offerToChangeDefaults(_ report: CardSetup.Report, pin: String, managementKey: String?,
+                                       backend: Backend) async throws(AgentError) {
         let secrets = CardSecrets(pinStdin: false)
+        let interaction = TerminalInteraction(pins: .interactive)
         if report.pinIsDefault == true, CardSecrets.confirm("The card still has the default PIN 123456. Change it now?") {
-            let newPIN = try secrets.new("PIN")
-            let result = try CardContext.run { () throws(PIVError) in
-                try PINManagement.changePIN(session: session, current: pin, new: newPIN)
-            }
+            let result = try await backend.call(CardChangePINMethod.self,
+                                                .init(reader: reader, current: pin, new: try secrets.new("PIN")),
+                                                interaction: interaction)
             Output.line("PIN changed.\(result.pinTriesLeft.map { " \($0) tries left." } ?? "")")
         }
         if report.pukIsDefault != false,
            CardSecrets.confirm("Change the PUK\(report.pukIsDefault == true ? " (still the default 12345678)" : "") now?") {
-            let currentPUK = try secrets.current("PUK", reader: reader, triesLeft: nil)
-            let newPUK = try secrets.new("PUK")
-            _ = try CardContext.run { () throws(PIVError) in
-                try PINManagement.changePUK(session: session, current: currentPUK, new: newPUK)
-            }
+            let current = try secrets.current("PUK", reader: reader, triesLeft: nil)
+            _ = try await backend.call(CardChangePINMethod.self,
+                                       .init(reader: reader, puk: true, current: current, new: try secrets.new("PUK")),
+                                       interaction: interaction)
             Output.line("PUK changed.")
         }
         if report.managementKeyIsDefault,
            CardSecrets.confirm("The card uses the default management key. Replace it with a random one (shown once)?") {
-            let newKey = try CardContext.run { () throws(PIVError) -> PIVManagementKey in
-                let aesCapable = session.firmwareVersion.map { $0 >= PIVFirmwareVersion(major: 5, minor: 4, patch: 0) } ?? false
-                let key = try PIVManagementKey.random(algorithm: aesCapable ? .aes192 : .tripleDES)
-                try session.withTransaction { session throws(PIVError) in
-                    try session.authenticate(with: CardSetup.resolveManagementKey(managementKey, session: session))
-                    try session.setManagementKey(key)
-                }
-                return key
-            }
-            Output.line("New management key (\(newKey.algorithm)): \(newKey.hexString)")
+            let newKey = try await backend.call(CardReplaceManagementKeyMethod.self,
+                                                .init(reader: reader, managementKey: managementKey),
+                                                interaction: interaction)
+            Output.line("New management key (\(newKey.algorithm)): \(newKey.managementKey)")
             Output.line("Store it safely: `passkey card setup --management-key-stdin` and other PIV tools need it.")
         }
     }
 }
+
+import Settings
