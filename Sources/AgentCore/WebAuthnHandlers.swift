@@ -61,7 +61,8 @@ struct GuardedInteraction: UserInteraction {
         guard interactive else {
             var details: [String: JSONValue] = [:]
             if let left = request.triesLeft { details["triesLeft"] = .number(Double(left)) }
-            throw AgentError(.pinRequired, "\(request.reason) Pass it in `pin`, or send `\"interactive\": true` and answer the prompt.",
+            throw AgentError(.pinRequired,
+                             "\(request.reason) Nothing can ask for it here: use --pin-stdin (on the socket: pass `pin`, or `\"interactive\": true` and answer the prompt).",
                              details: details)
         }
         return try await base.pin(request)

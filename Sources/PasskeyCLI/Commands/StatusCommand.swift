@@ -18,6 +18,11 @@ struct StatusCommand: Verb {
             Output.line("agent: not running (answered in-process)")
         }
         Output.line("version: \(status.version) (protocol \(status.protocolVersion))")
+        if let vault = status.vault {
+            let state = !vault.initialized ? "none (create one with `passkey vault init`)"
+                : vault.locked ? "locked" : "unlocked\(vault.unlockedWith.map { " (key slot \($0))" } ?? "")"
+            Output.line("vault: \(state)")
+        }
         if status.devices.isEmpty {
             Output.line("devices: none connected")
         } else {
