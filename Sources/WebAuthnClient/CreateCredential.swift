@@ -31,6 +31,13 @@ public struct CreateCredential: Sendable {
         let clientData = CollectedClientData(type: .create, challenge: options.challenge.bytes,
                                              origin: origin.serialization).json
         let selection = options.authenticatorSelection
+        // A security key is a roaming (cross-platform) authenticator. A site
+        // that insists on the platform's own authenticator cannot be served;
+        // hints are preferences and only choose among what fits.
+        if selection?.authenticatorAttachment == .platform {
+            throw CeremonyError.authenticator(.unsupportedOption(
+                "the platform's own authenticator (the site asks for authenticatorAttachment \"platform\"); passkey-agent uses security keys"))
+        }
         let residentKey = Self.wantsResidentKey(selection?.effectiveResidentKey ?? .discouraged, device: device.info)
         if selection?.effectiveResidentKey == .required && !device.info.supportsDiscoverableCredentials {
             throw CeremonyError.authenticator(.unsupportedOption("discoverable credentials (residentKey: required)"))

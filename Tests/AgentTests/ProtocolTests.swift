@@ -86,6 +86,22 @@ import Glibc
         #expect(try staller.readJSON()["id"] as? Int == 1)
     }
 
+    /// A client that sends and never reads fills its own buffers, not anyone else's.
+    @Test func aClientThatStopsReadingBlocksNobody() async throws {
+        let harness = try AgentHarness()
+        try harness.start()
+        let greedy = try harness.connect()
+        let flood = String(repeating: "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"agent.status\"}\n", count: 2_000)
+        // Write from another thread: our own send blocks once the agent stops reading us.
+        let writer = Thread { for _ in 0..<50 { try? greedy.send(flood) } }
+        writer.start()
+        try await Task.sleep(for: .milliseconds(500))
+        let other = try harness.connect()
+        for id in 1...100 {
+            #expect(try other.call(id, "agent.status", timeout: 5)["id"] as? Int == id)
+        }
+    }
+
     @Test func sigtermStopsCleanlyAndRemovesTheSocket() throws {
         let harness = try AgentHarness()
         let agent = try harness.start()

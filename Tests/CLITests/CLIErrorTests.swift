@@ -42,6 +42,14 @@ import TestSupport
         #expect(subdomain.status == 0, "a subdomain may use its parent domain: \(subdomain.standardError)")
     }
 
+    @Test func aPlatformOnlySiteIsRefusedBeforeTouching() throws {
+        let options = WebAuthnFixtures.creationOptions().replacingOccurrences(
+            of: "\"authenticatorSelection\":{", with: "\"authenticatorSelection\":{\"authenticatorAttachment\":\"platform\",")
+        let result = try passkey(["webauthn", "create", "--device", "virtual", "--origin", "https://example.org"], stdin: options)
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("authenticatorAttachment"))
+    }
+
     @Test func noDeviceSaysWhatToDo() throws {
         let result = try passkey(["webauthn", "create", "--origin", "https://example.org"], stdin: WebAuthnFixtures.creationOptions())
         #expect(result.status == 3)

@@ -6,7 +6,7 @@ import Glibc
 /// A raw client for the agent's socket: writes bytes, reads newline-framed
 /// lines with a timeout. Tests use it to send exactly what they mean,
 /// malformed input included.
-public final class LineClient {
+public final class LineClient: @unchecked Sendable {
     public let fd: Int32
     private var buffer: [UInt8] = []
 
