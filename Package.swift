@@ -83,6 +83,8 @@ let package = Package(
         .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", argumentParser, logging]),
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", argumentParser, logging]),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging]),
+        // Benchmarks (release build): depends on the two programs it runs, so one build makes all three.
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "VirtualAuthenticator", "passkey-agent", "passkey", crypto, argumentParser]),
 
         // The `passkey` command line: argument parsing, prompts, output.
         .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings", "Ceremonies",

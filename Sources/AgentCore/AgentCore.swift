@@ -22,8 +22,9 @@ public final class AgentCore: Sendable {
         return try await methods.dispatch(method: method, params: params, interaction: interaction)
     }
 
-    /// Answers a quick method (e.g. `agent.status`) without a task hop; nil for others.
-    public func dispatchQuick(method: String, params: JSONValue?) throws(AgentError) -> JSONValue? {
+    /// Answers a quick method (e.g. `agent.status`) without a task hop, with
+    /// its result already encoded as JSON; nil for others.
+    public func dispatchQuick(method: String, params: JSONValue?) throws(AgentError) -> [UInt8]? {
         services.beginRequest()
         defer { services.endRequest() }
         return try methods.dispatchQuick(method: method, params: params)

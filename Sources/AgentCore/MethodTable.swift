@@ -10,7 +10,9 @@ import WebAuthnClient
 /// generator crashes on stored typed-throws closures in generic contexts.)
 public final class MethodTable: Sendable {
     typealias JSONHandler = @Sendable (JSONValue?, any UserInteraction) async -> Result<JSONValue, AgentError>
-    typealias QuickHandler = @Sendable (JSONValue?) -> Result<JSONValue, AgentError>
+    /// Quick handlers answer with their result already encoded: the socket
+    /// writes it into the response line as it is, with no JSONValue in between.
+    typealias QuickHandler = @Sendable (JSONValue?) -> Result<[UInt8], AgentError>
 
     private let json: [String: JSONHandler]
     private let quick: [String: QuickHandler]
@@ -56,7 +58,11 @@ public final class MethodTable: Sendable {
                 switch decode(M.self, params) {
                 case .failure(let error): return .failure(error)
                 case .success(let decoded):
-                    do { return encode(M.self, .success(try handler(decoded))) } catch { return .failure(AgentError(error)) }
+                    let result: M.Result
+                    do { result = try handler(decoded) } catch { return .failure(AgentError(error)) }
+                    do { return .success(Array(try JSONEncoder().encode(result))) } catch {
+                        return .failure(AgentError(.internal, "could not encode the result of \(M.name)"))
+                    }
                 }
             }
         }
@@ -77,8 +83,8 @@ public final class MethodTable: Sendable {
         return try await handler(params, interaction).get()
     }
 
-    /// Answers a quick method at once; nil when `method` is not a quick one.
-    public func dispatchQuick(method: String, params: JSONValue?) throws(AgentError) -> JSONValue? {
+    /// Answers a quick method at once with its result as JSON; nil when `method` is not a quick one.
+    public func dispatchQuick(method: String, params: JSONValue?) throws(AgentError) -> [UInt8]? {
         guard let handler = quick[method] else { return nil }
         return try handler(params).get()
     }
@@ -94,6 +100,8 @@ public final class MethodTable: Sendable {
 }
 
 private func decode<M: AgentMethod>(_ method: M.Type, _ params: JSONValue?) -> Result<M.Params, AgentError> {
+    // A method that takes no params, called without any: nothing to decode.
+    if params == nil, let none = NoParams() as? M.Params { return .success(none) }
     do {
         return .success(try (params ?? .object([:])).decode(as: M.Params.self))
     } catch {

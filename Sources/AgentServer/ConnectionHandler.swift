@@ -84,7 +84,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         guard let id = request.id else { return }
         do {
             if let result = try core.dispatchQuick(method: request.method, params: request.params) {
-                state.respond(RPCResponse(id: id, result: result))
+                state.respond(id: id, encodedResult: result)
                 return
             }
         } catch {

@@ -73,6 +73,20 @@ final class ConnectionState: Sendable {
 
     func respond(_ response: RPCResponse) { write(response) }
 
+    /// A response whose result is already JSON (quick methods): only the
+    /// envelope is written around it, `{"jsonrpc":"2.0","id":…,"result":…}`.
+    func respond(id: RPCID, encodedResult: [UInt8]) {
+        guard let idBytes = try? JSONEncoder().encode(id) else { return }
+        let head = Array(#"{"jsonrpc":"2.0","id":"#.utf8), middle = Array(#","result":"#.utf8)
+        var buffer = channel.allocator.buffer(capacity: head.count + idBytes.count + middle.count + encodedResult.count + 2)
+        buffer.writeBytes(head)
+        buffer.writeBytes(idBytes)
+        buffer.writeBytes(middle)
+        buffer.writeBytes(encodedResult)
+        buffer.writeBytes([UInt8(ascii: "}"), UInt8(ascii: "\n")])
+        channel.writeAndFlush(buffer, promise: nil)
+    }
+
     private func write<T: Encodable>(_ message: T) {
         guard var bytes = try? JSONEncoder().encode(message) else { return }
         bytes.append(UInt8(ascii: "\n"))

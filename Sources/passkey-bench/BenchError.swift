@@ -1,0 +1,32 @@
+/// Why a benchmark could not run. Each case says what to do about it.
+enum BenchError: Error, CustomStringConvertible {
+    /// A program the benchmark runs is not built or not installed.
+    case missingProgram(String, hint: String)
+    /// A step of the benchmark failed; `reason` is the underlying error's own line.
+    case stepFailed(String, reason: String)
+    /// A daemon the benchmark started did not come up in time.
+    case daemonDidNotStart(String, log: String)
+    /// A command-line value is out of range.
+    case invalidOption(String)
+
+    var description: String {
+        switch self {
+        case .missingProgram(let program, let hint):
+            return "\(program) is not there; \(hint)"
+        case .stepFailed(let step, let reason):
+            return "\(step) failed: \(reason)"
+        case .daemonDidNotStart(let name, let log):
+            let tail = log.split(separator: "\n").suffix(3).joined(separator: " | ")
+            return "\(name) did not start" + (tail.isEmpty ? "" : " (its log ends: \(tail))")
+        case .invalidOption(let text):
+            return text
+        }
+    }
+
+    /// Runs `body`, reporting any failure as the step `step`.
+    static func during<T>(_ step: String, _ body: () throws -> T) throws(BenchError) -> T {
+        do { return try body() } catch let error as BenchError { throw error } catch {
+            throw .stepFailed(step, reason: "\(error)")
+        }
+    }
+}

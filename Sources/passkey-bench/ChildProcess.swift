@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A program the benchmark starts with `posix_spawn` (no shell): the agents
+/// it measures and the CLIs it times. Standard input is /dev/null; standard
+/// output and error go to /dev/null or to a log file.
+struct ChildProcess {
+    let pid: pid_t
+    let name: String
+
+    /// Starts `path` with `arguments` and exactly `environment`.
+    static func spawn(_ path: String, _ arguments: [String], environment: [String: String],
+                      output: String = "/dev/null") throws(BenchError) -> ChildProcess {
+        guard access(path, X_OK) == 0 else {
+            throw .missingProgram(path, hint: "build it with `swift build -c release --product passkey-bench`, or install it")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        guard status == 0 else {
+            throw .stepFailed("starting \(path)", reason: String(cString: strerror(status)))
+        }
+        return ChildProcess(pid: pid, name: path)
+    }
+
+    /// Waits for the process to end; its exit status, or 128 + the signal that ended it.
+    @discardableResult
+    func wait() -> Int32 { waitWithUsage().status }
+
+    /// Waits for the process to end: its exit status and the CPU time
+    /// (user + system, all threads) it used, from wait4(2).
+    func waitWithUsage() -> (status: Int32, cpuNanoseconds: Int64) {
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
+        let signal = status & 0x7F
+        func nanoseconds(_ time: timeval) -> Int64 { Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_usec) * 1_000 }
+        return (signal == 0 ? (status >> 8) & 0xFF : 128 + signal,
+                nanoseconds(usage.ru_utime) + nanoseconds(usage.ru_stime))
+    }
+
+    /// Asks the process to stop, and reaps it.
+    func stop() {
+        kill(pid, SIGTERM)
+        wait()
+    }
+
+    /// Runs the program to completion: how long that took from spawn to
+    /// exit (as a shell's `time` sees it), the CPU time it used, and its exit status.
+    static func timedRun(_ path: String, _ arguments: [String], environment: [String: String])
+        throws(BenchError) -> (nanoseconds: Int64, cpuNanoseconds: Int64, status: Int32) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let process = try spawn(path, arguments, environment: environment)
+        let (status, cpu) = process.waitWithUsage()
+        return ((clock.now - start).nanoseconds, cpu, status)
+    }
+}
+
+/// The process environment, as a dictionary the children inherit from.
+enum ProcessEnvironment {
+    static var current: [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,146 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `passkey-bench`: the figures issues 2 and 4 ask for, in one run.
+/// docs/BENCHMARKS.md says what each figure means and records the results.
+struct BenchCommand: ParsableCommand {
+    enum Group: String, CaseIterable, ExpressibleByArgument {
+        case authenticator, agent, cli
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "passkey-bench",
+        abstract: "Measure passkey-agent: ceremonies through libfido2, the agent's socket, and CLI start-up.",
+        discussion: """
+        Run it from a release build: scripts/bench (swift build -c release --product passkey-bench \
+        && .build/release/passkey-bench).
+
+        Groups: `authenticator` (makeCredential and getAssertion through libfido2 on the virtual \
+        authenticator, beside bare P-256), `agent` (agent.status round trips and throughput against \
+        a real passkey-agent), `cli` (`passkey status` as a whole process beside `ssh-add -l`).
+
+        Prints a table (or --json); docs/BENCHMARKS.md explains each figure. Exits 0 when every \
+        group ran, whether or not the aims were met.
+        """)
+
+    @Option(name: .long, help: "Run only this group (repeatable): authenticator, agent, cli.")
+    var group: [Group] = []
+
+    @Option(name: .long, help: "Timed iterations per authenticator operation.")
+    var iterations = 2_000
+
+    @Option(name: .long, help: "agent.status round trips on one connection.")
+    var requests = 20_000
+
+    @Option(name: .long, help: "Concurrent connections for the throughput run.")
+    var connections = 32
+
+    @Option(name: .long, help: "Seconds the throughput run lasts (after 0.5 s of warm-up).")
+    var seconds = 3.0
+
+    @Option(name: .long, help: "Runs of each whole-process command.")
+    var runs = 50
+
+    @Option(name: .long, help: "Untimed iterations before each timed series (whole-process commands: a twentieth, at least 3).")
+    var warmUp = 200
+
+    @Option(name: .long, help: ArgumentHelp("Where passkey and passkey-agent are (default: beside this program).",
+                                            valueName: "directory"))
+    var programs: String?
+
+    @Option(name: .long, help: ArgumentHelp("Measure the agent already listening here instead of starting one (e.g. under perf record).",
+                                            valueName: "path"))
+    var agentSocket: String?
+
+    @Option(name: .long, help: ArgumentHelp("Also time this build of passkey in the cli group (repeatable), e.g. static=/tmp/passkey.",
+                                            valueName: "name=path"))
+    var cliVariant: [String] = []
+
+    @Flag(name: .long, help: "Print the results as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard iterations >= 1, requests >= 1, runs >= 1, warmUp >= 0 else {
+            throw ValidationError("--iterations, --requests and --runs must be at least 1, --warm-up at least 0")
+        }
+        guard (1...1000).contains(connections) else { throw ValidationError("--connections must be 1…1000") }
+        guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be more than 0 and at most 600") }
+        for variant in cliVariant where Self.parseVariant(variant) == nil {
+            throw ValidationError("--cli-variant takes NAME=PATH, not \"\(variant)\"")
+        }
+    }
+
+    private static func parseVariant(_ text: String) -> CLIStartupBenchmarks.Variant? {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { return nil }
+        let path = String(text[text.index(after: equals)...])
+        return path.isEmpty ? nil : CLIStartupBenchmarks.Variant(name: String(text[..<equals]), path: path)
+    }
+
+    func run() throws {
+        let groups = Set(group.isEmpty ? Group.allCases : group)
+        do throws(BenchError) {
+            let report = try measure(groups)
+            print(json ? report.json() : report.table(), terminator: json ? "\n" : "")
+        } catch {
+            var standardError = StandardErrorStream()
+            print("passkey-bench: \(error)", to: &standardError)
+            throw ExitCode(1)
+        }
+    }
+
+    private func measure(_ groups: Set<Group>) throws(BenchError) -> Report {
+        var results: [GroupReport] = []
+        progress("passkey-bench: measuring \(Group.allCases.filter(groups.contains).map(\.rawValue).joined(separator: ", "))…")
+        if groups.contains(.authenticator) {
+            results.append(try AuthenticatorBenchmarks(iterations: iterations, warmUp: warmUp).run())
+        }
+        if groups.contains(.agent) || groups.contains(.cli) {
+            let locations = Programs(directory: programs)
+            var started: RunningPasskeyAgent?
+            let agent: AgentEndpoint
+            if let agentSocket {
+                agent = try AgentEndpoint.existing(socketPath: agentSocket)
+            } else {
+                let running = try RunningPasskeyAgent(executable: locations.passkeyAgent)
+                started = running
+                agent = running.endpoint
+            }
+            defer { started?.stop() }
+            if groups.contains(.agent) {
+                results.append(try AgentSocketBenchmarks(requests: requests, warmUp: warmUp, connections: connections,
+                                                         throughputSeconds: seconds).run(agent: agent))
+            }
+            if groups.contains(.cli) {
+                results.append(try CLIStartupBenchmarks(runs: runs, warmUp: max(3, warmUp / 20), programs: locations,
+                                                        variants: cliVariant.compactMap(Self.parseVariant))
+                    .run(agent: agent))
+            }
+        }
+        return Report(groups: results)
+    }
+
+    /// A line on stderr, so `--json > file` stays clean while the run shows it is alive.
+    private func progress(_ text: String) {
+        var standardError = StandardErrorStream()
+        print(text, to: &standardError)
+    }
+}
+
+/// `print(…, to:)` for standard error: straight to file descriptor 2 (C's
+/// `stderr` global is shared mutable state to Swift 6).
+struct StandardErrorStream: TextOutputStream {
+    mutating func write(_ string: String) {
+        var bytes = Array(string.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            bytes = bytes.dropFirst(n)
+        }
+    }
+}
+
+BenchCommand.main()
