@@ -81,14 +81,15 @@ let package = Package(
         // MARK: Layer 1 — executables: thin mains.
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"]),
         .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", argumentParser, logging]),
+        .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Ceremonies",
+                                                              "DevServer", "HTTPTransport", "Settings", argumentParser]),
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", argumentParser, logging]),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging]),
         // Benchmarks (release build): depends on the two programs it runs, so one build makes all three.
         .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "VirtualAuthenticator", "passkey-agent", "passkey", crypto, argumentParser]),
 
         // The `passkey` command line: argument parsing, prompts, output.
-        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings", "Ceremonies",
-                                                  "DevServer", "HTTPTransport",
+        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings",
                                                   "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", argumentParser]),
 
         // MARK: Test support shared by the test targets (never linked into a product).

@@ -27,11 +27,13 @@ struct RunOptions: ParsableArguments {
 }
 
 /// `--pin-stdin`: read the PIN from standard input, for scripts.
-struct PINOptions: ParsableArguments {
+package struct PINOptions: ParsableArguments {
     @Flag(name: .long, help: ArgumentHelp(
         "Read the PIN from standard input (one line).",
         discussion: "Without it the PIN is asked on the terminal, or with pinentry; it is never an argument."))
-    var pinStdin = false
+    package var pinStdin = false
 
-    var source: PINSource { PINSource(fromStandardInput: pinStdin, environment: ProcessEnvironment.current) }
+    package init() {}
+
+    package var source: PINSource { PINSource(fromStandardInput: pinStdin, environment: ProcessEnvironment.current) }
 }

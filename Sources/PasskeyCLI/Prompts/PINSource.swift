@@ -4,7 +4,7 @@ import Settings
 /// Where the CLI gets a PIN when the key (or card) needs one:
 /// `--pin-stdin` (scripts), else the terminal, else pinentry on a desktop,
 /// else a clear error — never a command-line argument.
-struct PINSource: Sendable {
+package struct PINSource: Sendable {
     var fromStandardInput: Bool
     var environment: [String: String]
 

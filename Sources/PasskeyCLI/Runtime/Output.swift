@@ -8,20 +8,20 @@ import Glibc
 #endif
 
 /// Printing results and failures the same way in every verb.
-enum Output {
+package enum Output {
     /// Pretty, key-sorted JSON on stdout.
-    static func json<T: Encodable>(_ value: T) {
+    package static func json<T: Encodable>(_ value: T) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return }
         print(String(decoding: data, as: UTF8.self))
     }
 
-    static func line(_ text: String) { print(text) }
+    package static func line(_ text: String) { print(text) }
 
     /// One line on stderr (or `{"error":{…}}` on stdout with `--json`),
     /// then the exit status for the error's kind.
-    static func fail(_ error: AgentError, json: Bool) -> ExitCode {
+    package static func fail(_ error: AgentError, json: Bool) -> ExitCode {
         if json {
             var object = error.details
             object["kind"] = .string(error.kind.rawValue)

@@ -7,18 +7,18 @@ import WebAuthnClient
 /// Answers a ceremony's questions at the terminal: "Touch your security
 /// key…" on stderr, PIN prompts (or `--pin-stdin`, or pinentry), and the
 /// account choice when several match.
-final class TerminalInteraction: UserInteraction {
+package final class TerminalInteraction: UserInteraction {
     private let pins: PINSource
     private let touchShown = Mutex(false)
 
-    init(pins: PINSource) { self.pins = pins }
+    package init(pins: PINSource) { self.pins = pins }
 
     /// Whether questions can be answered at all (a terminal, pinentry, or stdin for the PIN).
-    var canAnswer: Bool {
+    package var canAnswer: Bool {
         TerminalPrompt.isInteractive || Pinentry.available(environment: ProcessEnvironment.current) != nil
     }
 
-    func progress(_ stage: FIDOProgress) {
+    package func progress(_ stage: FIDOProgress) {
         guard stage == .touch else { return }
         let first = touchShown.withLock { shown in
             defer { shown = true }
@@ -27,12 +27,12 @@ final class TerminalInteraction: UserInteraction {
         if first { TerminalPrompt.status("Touch your security key…") }
     }
 
-    func pin(_ request: PINRequest) async throws -> String {
+    package func pin(_ request: PINRequest) async throws -> String {
         let note = request.triesLeft.map { "Wrong PIN: \($0) \($0 == 1 ? "try" : "tries") left." }
         return try pins.read(request.what, description: request.reason, retryNote: note)
     }
 
-    func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int {
+    package func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int {
         guard TerminalPrompt.isInteractive else {
             throw AgentError(.userSelectionRequired,
                              "several accounts on the key match; choose one with --user (\(accounts.map(\.label).joined(separator: ", ")))")
