@@ -1,5 +1,6 @@
 import AgentProtocol
 import FoundationEssentials
+import WebAuthn
 import WebAuthnClient
 
 /// The methods the core serves, by name. The socket server dispatches JSON
@@ -113,44 +114,6 @@ private func encode<M: AgentMethod>(_ method: M.Type, _ result: Result<M.Result,
     result.flatMap { value in
         do { return .success(try JSONValue(encoding: value)) } catch {
             return .failure(AgentError(.internal, "could not encode the result of \(M.name)"))
-        }
-    }
-}
-
-/// Turns a DecodingError into "field `options.challenge`: not base64url".
-enum DecodingErrorText {
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        func path(_ keys: [any CodingKey]) -> String {
-            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return text.hasPrefix(".") ? String(text.dropFirst()) : text
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let parent = path(context.codingPath)
-            return "missing field `\(parent.isEmpty ? key.stringValue : parent + "." + key.stringValue)`"
-        case .typeMismatch(let type, let context):
-            return "field `\(path(context.codingPath))` should be \(Self.name(of: type))"
-        case .valueNotFound(let type, let context):
-            return "field `\(path(context.codingPath))` is null but should be \(Self.name(of: type))"
-        case .dataCorrupted(let context):
-            let at = path(context.codingPath)
-            return at.isEmpty ? "not valid JSON" : "field `\(at)`: \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
-        }
-    }
-
-    private static func name(of type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Bool.Type: return "true or false"
-        case is Int.Type, is UInt32.Type, is Int64.Type, is Double.Type: return "a number"
-        default:
-            let text = "\(type)"
-            if text.hasPrefix("Array") { return "an array" }
-            if text.hasPrefix("Dictionary") { return "an object" }
-            return "an object"
         }
     }
 }

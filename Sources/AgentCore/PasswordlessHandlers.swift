@@ -7,23 +7,18 @@ extension CoreServices {
         table.register(PasskeyRegisterMethod.self) { params, interaction in
             let ceremonies = try self.passwordless(params.server)
             let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
-            let result = try await self.devices.withDevice(params.device) { device in
+            return try await self.devices.withDevice(params.device) { device in
                 try await ceremonies.register(token: params.token, nickname: params.nickname, on: device,
                                               pin: params.pin, interaction: guarded)
             }
-            return .init(token: result.token, credentialId: result.credentialId, rpId: result.rpId,
-                         origin: result.origin, nickname: result.nickname, residentKey: result.residentKey,
-                         transports: result.transports, authenticatorAttachment: result.authenticatorAttachment)
         }
         table.register(PasskeySignInMethod.self) { params, interaction in
             let account = try Self.account(params)
             let ceremonies = try self.passwordless(params.server)
             let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
-            let result = try await self.devices.withDevice(params.device) { device in
+            return try await self.devices.withDevice(params.device) { device in
                 try await ceremonies.signIn(account, user: params.user, on: device, pin: params.pin, interaction: guarded)
             }
-            return .init(token: result.token, credentialId: result.credentialId, userHandle: result.userHandle,
-                         rpId: result.rpId, origin: result.origin)
         }
     }
 

@@ -1,3 +1,5 @@
+import Ceremonies
+
 /// Which passwordless.dev app a ceremony talks to. Each field overrides the
 /// `[passwordless]` table of the agent's config.toml.
 public struct PasswordlessOverrides: Codable, Sendable, Equatable {
@@ -38,29 +40,8 @@ public enum PasskeyRegisterMethod: AgentMethod {
         }
     }
 
-    public struct Result: Codable, Sendable, Equatable {
-        /// The `verify_…` token for the app's backend (`/signin/verify`).
-        public var token: String
-        public var credentialId: String
-        public var rpId: String
-        public var origin: String
-        public var nickname: String?
-        public var residentKey: Bool?
-        public var transports: [String]
-        public var authenticatorAttachment: String?
-
-        public init(token: String, credentialId: String, rpId: String, origin: String, nickname: String?,
-                    residentKey: Bool?, transports: [String], authenticatorAttachment: String?) {
-            self.token = token
-            self.credentialId = credentialId
-            self.rpId = rpId
-            self.origin = origin
-            self.nickname = nickname
-            self.residentKey = residentKey
-            self.transports = transports
-            self.authenticatorAttachment = authenticatorAttachment
-        }
-    }
+    /// The verify token for the app's backend (`/signin/verify`) and what was registered.
+    public typealias Result = PasswordlessCeremonies.Registration
 }
 
 /// `passkey.signin`: sign in by alias, by user id, or with a discoverable
@@ -94,19 +75,5 @@ public enum PasskeySignInMethod: AgentMethod {
         }
     }
 
-    public struct Result: Codable, Sendable, Equatable {
-        public var token: String
-        public var credentialId: String
-        public var userHandle: String?
-        public var rpId: String
-        public var origin: String
-
-        public init(token: String, credentialId: String, userHandle: String?, rpId: String, origin: String) {
-            self.token = token
-            self.credentialId = credentialId
-            self.userHandle = userHandle
-            self.rpId = rpId
-            self.origin = origin
-        }
-    }
+    public typealias Result = PasswordlessCeremonies.SignIn
 }

@@ -88,21 +88,7 @@ enum PasswordlessHTTP {
         do {
             return try JSONDecoder().decode(Answer.self, from: Data(response.body))
         } catch {
-            throw .malformedResponse(url: url, reason: "\(Answer.self) does not decode (\(DecodingDescription.of(error)))")
-        }
-    }
-}
-
-enum DecodingDescription {
-    static func of(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "not JSON" }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "missing \((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? "not JSON" : "\(path): \(context.debugDescription)"
-        @unknown default: return "\(error)"
+            throw .malformedResponse(url: url, reason: "\(Answer.self) does not decode (\(DecodingErrorText.describe(error)))")
         }
     }
 }

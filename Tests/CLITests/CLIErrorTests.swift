@@ -21,7 +21,7 @@ import TestSupport
         let noChallenge = try passkey(["webauthn", "create", "--device", "virtual", "--origin", "https://example.org"],
                                       stdin: #"{"rp":{"id":"example.org","name":"x"},"user":{"id":"AAAA","name":"a","displayName":"a"},"pubKeyCredParams":[]}"#)
         #expect(noChallenge.status == 11)
-        #expect(noChallenge.standardError.contains("missing `challenge`"))
+        #expect(noChallenge.standardError.contains("missing field `challenge`"))
 
         let badBase64 = try passkey(["webauthn", "get", "--device", "virtual", "--origin", "https://example.org"],
                                     stdin: #"{"challenge":"not+base64/url="}"#)

@@ -31,19 +31,7 @@ struct OptionsInput: ParsableArguments {
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch {
-            throw AgentError(.invalidInput, "the options are not valid \(T.self): \(OptionsInput.describe(error))")
-        }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "missing `\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))`"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? "not JSON" : "`\(path)`: \(context.debugDescription)"
-        @unknown default: return "\(error)"
+            throw AgentError(.invalidInput, "the options are not valid \(T.self): \(DecodingErrorText.describe(error))")
         }
     }
 }
