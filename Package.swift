@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "Tokens", dependencies: ["HTTPTransport"]),
 
         // MARK: Layer 3 — the agent's protocol types and settings.
-        .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO", "PIV"]),
+        .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO", "PIV", "Ceremonies"]),
         .target(name: "Settings"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "Vault", "Tokens",
