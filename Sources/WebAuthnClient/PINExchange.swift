@@ -1,7 +1,8 @@
 import FIDO
 
 /// Runs a key request that may need the PIN, asking the person for it when
-/// needed. A PIN given up front (by a script) is used once and never
+/// needed (also when a built-in fingerprint check fails on a key that has a
+/// PIN). A PIN given up front (by a script) is used once and never
 /// replaced; a PIN typed at a prompt that turns out wrong leads to a new
 /// prompt that says how many tries are left. The PIN itself is never stored.
 struct PINExchange {
@@ -18,6 +19,10 @@ struct PINExchange {
             do {
                 return try await body(pin)
             } catch .pinRequired where pin == nil {
+                pin = try await ask(triesLeft: nil)
+            } catch .userVerificationFailed where pin == nil && device.info.hasPIN,
+                    .userVerificationBlocked where pin == nil && device.info.hasPIN {
+                // The fingerprint was not recognised: fall back to the PIN, as browsers do.
                 pin = try await ask(triesLeft: nil)
             } catch .pinInvalid(let left) where givenPIN == nil && (left ?? 1) > 0 {
                 pin = try await ask(triesLeft: left)

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Bad input and refusals: one clear line on stderr, a documented exit
 /// status, and JSON with --json. All in-process (no agent running).
@@ -122,5 +125,39 @@ import TestSupport
         #expect(help.status == 0)
         #expect(help.standardOutput.contains("EXIT STATUS"))
         #expect(help.standardOutput.contains("6   PIN problem"))
+    }
+}
+
+/// Without a terminal, the PIN comes from pinentry (here a scripted one
+/// speaking the Assuan protocol, as GnuPG's pinentry programs do).
+@Suite struct PinentryTests {
+    @Test func thePINIsAskedThroughPinentry() throws {
+        let harness = try AgentHarness()
+        let set = try harness.passkey(["pin", "set", "--device", "virtual", "--pin-stdin"], standardInput: "246810\n")
+        #expect(set.status == 0, "\(set.standardError)")
+        let transcript = harness.home + "/pinentry.log"
+        let script = harness.home + "/pinentry"
+        try """
+        #!/bin/sh
+        echo "OK Pleased to meet you"
+        while read -r line; do
+          echo "$line" | cut -c1-8 >> \(transcript)
+          case "$line" in
+            GETPIN) echo "D 246810"; echo "OK" ;;
+            BYE) echo "OK closing connection"; exit 0 ;;
+            *) echo "OK" ;;
+          esac
+        done
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let optionsFile = harness.home + "/options.json"
+        try WebAuthnFixtures.creationOptions(userVerification: "required").write(toFile: optionsFile, atomically: true, encoding: .utf8)
+        let created = try harness.passkey(["webauthn", "create", "--device", "virtual", "--origin", "https://example.org",
+                                           "--options", optionsFile],
+                                          extraEnvironment: ["PASSKEY_PINENTRY": script, "PASSKEY_VIRTUAL_VERIFICATION": "deny"])
+        #expect(created.status == 0, "\(created.standardError)")
+        let asked = (try? String(contentsOfFile: transcript, encoding: .utf8)) ?? ""
+        #expect(asked.contains("SETDESC") && asked.contains("GETPIN"), "pinentry was asked: \(asked)")
+        #expect(!created.standardOutput.contains("246810"))
     }
 }
