@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", argumentParser, logging]),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging]),
         // Benchmarks (release build): depends on the two programs it runs, so one build makes all three.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "VirtualAuthenticator", "passkey-agent", "passkey", crypto, argumentParser]),
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "DevServer", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser]),
 
         // The `passkey` command line: argument parsing, prompts, output.
         .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings",

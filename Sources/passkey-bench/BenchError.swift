@@ -29,4 +29,11 @@ enum BenchError: Error, CustomStringConvertible {
             throw .stepFailed(step, reason: "\(error)")
         }
     }
+
+    /// `during` for work that awaits.
+    static func awaiting<T>(_ step: String, _ body: () async throws -> T) async throws(BenchError) -> T {
+        do { return try await body() } catch let error as BenchError { throw error } catch {
+            throw .stepFailed(step, reason: "\(error)")
+        }
+    }
 }

@@ -3,24 +3,30 @@ import Glibc
 #endif
 
 /// A program the benchmark starts with `posix_spawn` (no shell): the agents
-/// it measures and the CLIs it times. Standard input is /dev/null; standard
-/// output and error go to /dev/null or to a log file.
+/// it measures and the CLIs it times. Standard input is /dev/null or a file;
+/// standard output and error go to /dev/null or to a log file.
 struct ChildProcess {
     let pid: pid_t
     let name: String
 
-    /// Starts `path` with `arguments` and exactly `environment`.
+    /// Starts `path` with `arguments` and exactly `environment`. `input` is
+    /// read as standard input (a PIN goes through a 0600 file, never argv);
+    /// `listeningSocket`, when given, becomes the child's fd 3, as systemd
+    /// hands a socket to a socket-activated daemon.
     static func spawn(_ path: String, _ arguments: [String], environment: [String: String],
-                      output: String = "/dev/null") throws(BenchError) -> ChildProcess {
+                      input: String = "/dev/null", output: String = "/dev/null",
+                      listeningSocket: Int32? = nil) throws(BenchError) -> ChildProcess {
         guard access(path, X_OK) == 0 else {
             throw .missingProgram(path, hint: "build it with `swift build -c release --product passkey-bench`, or install it")
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // dup2 onto 3 clears close-on-exec (the socket is made above fd 3, so it is never already 3).
+        if let listeningSocket { posix_spawn_file_actions_adddup2(&actions, listeningSocket, 3) }
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -57,6 +63,13 @@ struct ChildProcess {
     func stop() {
         kill(pid, SIGTERM)
         wait()
+    }
+
+    /// Whether the process has ended (it is then reaped: do not `stop` it).
+    func hasExited() -> Bool {
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        return result == pid || (result < 0 && errno == ECHILD)
     }
 
     /// Runs the program to completion: how long that took from spawn to

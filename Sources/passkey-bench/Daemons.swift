@@ -26,7 +26,9 @@ final class RunningPasskeyAgent {
     let endpoint: AgentEndpoint
     private let process: ChildProcess
 
-    init(executable: String) throws(BenchError) {
+    /// `extraEnvironment` is added to the agent's (and so to `endpoint.environment`,
+    /// which the CLIs run with), e.g. `PCSCLITE_CSOCK_NAME` for a private pcscd.
+    init(executable: String, extraEnvironment: [String: String] = [:]) throws(BenchError) {
         scratch = try ScratchDirectory(prefix: "passkey-bench-agent")
         let runtime = try scratch.directory("run")
         var environment = ProcessEnvironment.current
@@ -35,6 +37,7 @@ final class RunningPasskeyAgent {
         environment["XDG_DATA_HOME"] = try scratch.directory("data")
         environment["XDG_CONFIG_HOME"] = try scratch.directory("config")
         environment["XDG_STATE_HOME"] = try scratch.directory("state")
+        environment.merge(extraEnvironment) { _, extra in extra }
         let socketPath = runtime + "/passkey-agent/agent.sock"
         process = try ChildProcess.spawn(executable, ["--foreground"], environment: environment,
                                          output: scratch.path + "/agent.log")

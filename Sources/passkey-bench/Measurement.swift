@@ -20,6 +20,20 @@ enum Measurement {
         return Samples(nanoseconds: nanoseconds)
     }
 
+    /// The same for work that awaits (HTTP, a ceremony): the task waits, the clock runs.
+    static func sample(warmUp: Int, iterations: Int, _ body: () async throws -> Void) async rethrows -> Samples {
+        for _ in 0..<warmUp { try await body() }
+        let clock = ContinuousClock()
+        var nanoseconds: [Int64] = []
+        nanoseconds.reserveCapacity(iterations)
+        for _ in 0..<iterations {
+            let start = clock.now
+            try await body()
+            nanoseconds.append((clock.now - start).nanoseconds)
+        }
+        return Samples(nanoseconds: nanoseconds)
+    }
+
     /// How long `body` takes once, in nanoseconds (for rates over many operations).
     static func elapsed(_ body: () throws -> Void) rethrows -> Int64 {
         let clock = ContinuousClock()

@@ -13,14 +13,7 @@ final class RawSocketClient {
     private var pending = 0
 
     init(path: String) throws(BenchError) {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else { throw .invalidOption("socket path \(path) is longer than \(capacity - 1) bytes") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
-        }
+        var address = try Self.address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .stepFailed("socket()", reason: String(cString: strerror(errno))) }
         let result = withUnsafePointer(to: &address) {
@@ -37,6 +30,19 @@ final class RawSocketClient {
     }
 
     deinit { close(fd) }
+
+    /// The `sockaddr_un` for `path`, which must fit in it with its NUL.
+    static func address(_ path: String) throws(BenchError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else { throw .invalidOption("socket path \(path) is longer than \(capacity - 1) bytes") }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        return address
+    }
 
     /// The process at the other end (SO_PEERCRED), e.g. the agent's pid.
     var peerProcess: pid_t? {

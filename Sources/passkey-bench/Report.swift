@@ -15,6 +15,10 @@ struct Figure: Sendable, Codable {
         case ratio
         /// `value` is CPU time in nanoseconds (an average: total over count).
         case cpu
+        /// `value` is a size in bytes (memory, disk).
+        case bytes
+        /// `value` is a part of a whole, 0…1 (e.g. the time a ceremony spends in HTTP).
+        case share
     }
 
     /// A stable key for scripts, e.g. `getAssertion.libfido2`.
@@ -40,6 +44,14 @@ struct Figure: Sendable, Codable {
     static func ratio(_ name: String, _ label: String, _ value: Double) -> Figure {
         Figure(name: name, label: label, kind: .ratio, summary: nil, value: value)
     }
+
+    static func bytes(_ name: String, _ label: String, _ value: Double) -> Figure {
+        Figure(name: name, label: label, kind: .bytes, summary: nil, value: value)
+    }
+
+    static func share(_ name: String, _ label: String, _ value: Double) -> Figure {
+        Figure(name: name, label: label, kind: .share, summary: nil, value: value)
+    }
 }
 
 /// A target the issues set, and whether this run met it.
@@ -54,13 +66,16 @@ struct Aim: Sendable, Codable {
 
 /// The results of one benchmark group.
 struct GroupReport: Sendable, Codable {
-    /// `authenticator`, `agent` or `cli`.
+    /// `authenticator`, `ceremony`, `agent`, `cli` or `vault`.
     var group: String
     var title: String
     var figures: [Figure] = []
     var aims: [Aim] = []
-    /// Conditions a reader needs to interpret the figures (iterations, what was skipped and why).
+    /// Conditions a reader needs to interpret the figures (iterations, warm-up, set-up).
     var notes: [String] = []
+    /// Parts of the group that could not be measured on this machine, each
+    /// with the reason (e.g. no pcscd): the rest of the group still ran.
+    var unavailable: [String] = []
 }
 
 /// Everything one run measured, with where and when.
@@ -120,6 +135,10 @@ struct Report: Sendable, Codable {
                     out += Self.right(Self.ratio(figure.value ?? 0), 11) + "\n"
                 case .cpu:
                     out += Self.right(Self.time(Int64((figure.value ?? 0).rounded())), 11) + "   (mean)\n"
+                case .bytes:
+                    out += Self.right(Self.bytes(figure.value ?? 0), 11) + "\n"
+                case .share:
+                    out += Self.right(Self.decimal((figure.value ?? 0) * 100) + " %", 11) + "\n"
                 }
             }
             if !group.aims.isEmpty {
@@ -130,6 +149,7 @@ struct Report: Sendable, Codable {
                 }
             }
             for note in group.notes { out += "note: \(note)\n" }
+            for missing in group.unavailable { out += "not available: \(missing)\n" }
         }
         return out
     }
@@ -147,6 +167,15 @@ struct Report: Sendable, Codable {
     }
 
     static func ratio(_ value: Double) -> String { decimal(value) + "×" }
+
+    /// 512 → "512 B", 4096 → "4.00 KiB", 52428800 → "50.0 MiB".
+    static func bytes(_ value: Double) -> String {
+        switch value {
+        case ..<1024: return String(Int(value.rounded())) + " B"
+        case ..<(1024 * 1024): return decimal(value / 1024) + " KiB"
+        default: return decimal(value / (1024 * 1024)) + " MiB"
+        }
+    }
 
     /// Three significant digits, at most two decimals: 3.14, 31.4, 314.
     static func decimal(_ value: Double) -> String {

@@ -27,6 +27,23 @@ final class ScratchDirectory {
         return full
     }
 
+    /// Writes `text` to a new file `name` inside (0600) and returns its path:
+    /// configuration for a daemon, or a PIN a CLI reads on standard input.
+    func write(_ name: String, _ text: String) throws(BenchError) -> String {
+        let full = path + "/" + name
+        let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .stepFailed("creating \(full)", reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw .stepFailed("writing \(full)", reason: String(cString: strerror(errno))) }
+            bytes = bytes.dropFirst(n)
+        }
+        return full
+    }
+
     /// The last lines of a log file inside, for error messages.
     func readText(_ name: String) -> String {
         FileManager.default.contents(atPath: path + "/" + name).map { String(decoding: $0, as: UTF8.self) } ?? ""
