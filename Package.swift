@@ -85,8 +85,8 @@ let package = Package(
                                                               "DevServer", "HTTPTransport", "Settings", argumentParser]),
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", argumentParser, logging]),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging]),
-        // Benchmarks (release build): depends on the two programs it runs, so one build makes all three.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "DevServer", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser]),
+        // Benchmarks (release build): depends on the three programs it runs, so one build makes them all.
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "DevServer", "Settings", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser]),
 
         // The `passkey` command line: argument parsing, prompts, output.
         .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings",

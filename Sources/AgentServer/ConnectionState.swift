@@ -76,7 +76,14 @@ final class ConnectionState: Sendable {
     /// A response whose result is already JSON (quick methods): only the
     /// envelope is written around it, `{"jsonrpc":"2.0","id":…,"result":…}`.
     func respond(id: RPCID, encodedResult: [UInt8]) {
-        guard let idBytes = try? JSONEncoder().encode(id) else { return }
+        // A number is its digits; only a string id needs the encoder's escaping.
+        let idBytes: [UInt8]
+        switch id {
+        case .number(let number): idBytes = Array(String(number).utf8)
+        case .string:
+            guard let encoded = try? JSONEncoder().encode(id) else { return }
+            idBytes = Array(encoded)
+        }
         let head = Array(#"{"jsonrpc":"2.0","id":"#.utf8), middle = Array(#","result":"#.utf8)
         var buffer = channel.allocator.buffer(capacity: head.count + idBytes.count + middle.count + encodedResult.count + 2)
         buffer.writeBytes(head)

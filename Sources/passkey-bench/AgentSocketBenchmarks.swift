@@ -11,7 +11,7 @@ struct AgentSocketBenchmarks {
     var connections: Int
     var throughputSeconds: Double
 
-    static let statusRequest = Array(#"{"jsonrpc":"2.0","id":1,"method":"agent.status"}"#.utf8) + [UInt8(ascii: "\n")]
+    static let statusRequest = AgentRequest.line(id: 1, "agent.status")
 
     func run(agent: AgentEndpoint) throws(BenchError) -> GroupReport {
         var report = GroupReport(group: "agent", title: "agent (issue 4): agent.status over the Unix socket")

@@ -3,26 +3,23 @@ import Glibc
 #endif
 
 /// A program the benchmark starts with `posix_spawn` (no shell): the agents
-/// it measures and the CLIs it times. Standard input is /dev/null or a file;
-/// standard output and error go to /dev/null or to a log file.
+/// it measures and the CLIs it times. Standard input is /dev/null; standard
+/// output and error go to /dev/null or to a log file.
 struct ChildProcess {
     let pid: pid_t
-    let name: String
 
-    /// Starts `path` with `arguments` and exactly `environment`. `input` is
-    /// read as standard input (a PIN goes through a 0600 file, never argv);
-    /// `listeningSocket`, when given, becomes the child's fd 3, as systemd
-    /// hands a socket to a socket-activated daemon.
+    /// Starts `path` with `arguments` and exactly `environment`, with default
+    /// signal handling and nothing blocked. `listeningSocket`, when given,
+    /// becomes the child's fd 3, as systemd hands a socket to a socket-activated daemon.
     static func spawn(_ path: String, _ arguments: [String], environment: [String: String],
-                      input: String = "/dev/null", output: String = "/dev/null",
-                      listeningSocket: Int32? = nil) throws(BenchError) -> ChildProcess {
+                      output: String = "/dev/null", listeningSocket: Int32? = nil) throws(BenchError) -> ChildProcess {
         guard access(path, X_OK) == 0 else {
             throw .missingProgram(path, hint: "build it with `swift build -c release --product passkey-bench`, or install it")
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         // dup2 onto 3 clears close-on-exec (the socket is made above fd 3, so it is never already 3).
@@ -34,12 +31,23 @@ struct ChildProcess {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // Whatever this process blocks or ignores, children start with the defaults (SIGTERM stops them).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard status == 0 else {
             throw .stepFailed("starting \(path)", reason: String(cString: strerror(status)))
         }
-        return ChildProcess(pid: pid, name: path)
+        return ChildProcess(pid: pid)
     }
 
     /// Waits for the process to end; its exit status, or 128 + the signal that ended it.
@@ -59,9 +67,17 @@ struct ChildProcess {
                 nanoseconds(usage.ru_utime) + nanoseconds(usage.ru_stime))
     }
 
-    /// Asks the process to stop, and reaps it.
+    /// Asks the process to stop (SIGTERM), and reaps it; one that is still
+    /// there after 10 s is killed, so a hung daemon cannot hang the benchmark.
     func stop() {
         kill(pid, SIGTERM)
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while clock.now < deadline {
+            if hasExited() { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
         wait()
     }
 
@@ -84,18 +100,3 @@ struct ChildProcess {
     }
 }
 
-/// The process environment, as a dictionary the children inherit from.
-enum ProcessEnvironment {
-    static var current: [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return result
-    }
-}

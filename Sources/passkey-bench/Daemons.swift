@@ -1,3 +1,6 @@
+import FoundationEssentials
+import Settings
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +17,10 @@ struct AgentEndpoint {
     static func existing(socketPath: String) throws(BenchError) -> AgentEndpoint {
         var environment = ProcessEnvironment.current
         environment["PASSKEY_AGENT_SOCK"] = socketPath
-        let pid = try RawSocketClient(path: socketPath).peerProcess
+        // Under socket activation the socket's owner is systemd: only a passkey-agent's pid is kept.
+        let pid = try RawSocketClient(path: socketPath).peerProcess.flatMap { pid in
+            commandName(of: pid) == "passkey-agent" ? pid : nil
+        }
         return AgentEndpoint(socketPath: socketPath, environment: environment, pid: pid)
     }
 }
@@ -42,7 +48,7 @@ final class RunningPasskeyAgent {
         process = try ChildProcess.spawn(executable, ["--foreground"], environment: environment,
                                          output: scratch.path + "/agent.log")
         endpoint = AgentEndpoint(socketPath: socketPath, environment: environment, pid: process.pid)
-        guard waitForSocket(socketPath) else {
+        guard waitForSocket(socketPath, from: process) else {
             process.stop()
             throw .daemonDidNotStart("passkey-agent", log: scratch.readText("agent.log"))
         }
@@ -68,7 +74,7 @@ final class RunningSSHAgent {
         // -D: stay in the foreground (no fork), so SIGTERM reaches it.
         process = try ChildProcess.spawn(sshAgent, ["-D", "-a", socketPath], environment: environment,
                                          output: scratch.path + "/ssh-agent.log")
-        guard waitForSocket(socketPath) else {
+        guard waitForSocket(socketPath, from: process) else {
             process.stop()
             throw .daemonDidNotStart("ssh-agent", log: scratch.readText("ssh-agent.log"))
         }
@@ -89,12 +95,20 @@ final class RunningSSHAgent {
     func stop() { process.stop() }
 }
 
-/// Polls until something accepts connections at `path` (at most 15 s).
-private func waitForSocket(_ path: String) -> Bool {
+/// A process's command name (/proc/PID/comm, at most 15 bytes), e.g. `passkey-agent`.
+private func commandName(of pid: pid_t) -> String? {
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/comm") else { return nil }
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init)
+}
+
+/// Polls until something accepts connections at `path` (at most 15 s);
+/// false at once when `process` has exited (its log says why).
+private func waitForSocket(_ path: String, from process: ChildProcess) -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + .seconds(15)
     while clock.now < deadline {
         if (try? RawSocketClient(path: path)) != nil { return true }
+        if process.hasExited() { return false }
         usleep(20_000)
     }
     return false

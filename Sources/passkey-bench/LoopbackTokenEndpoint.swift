@@ -30,7 +30,8 @@ final class LoopbackTokenEndpoint: Sendable {
     var url: String { "http://127.0.0.1:\(port)/token" }
     /// Refreshes answered with new tokens.
     var issued: Int { state.withLock { $0.issued } }
-    /// Requests refused (a stale refresh token, a malformed request).
+    /// Requests refused with `invalid_grant` (a stale refresh token, another grant type).
+    /// A request that never arrives whole gets no answer and is not counted.
     var refused: Int { state.withLock { $0.refused } }
 
     init(firstRefreshToken: String, expiresIn: Int) throws(BenchError) {

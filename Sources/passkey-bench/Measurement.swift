@@ -33,14 +33,6 @@ enum Measurement {
         }
         return Samples(nanoseconds: nanoseconds)
     }
-
-    /// How long `body` takes once, in nanoseconds (for rates over many operations).
-    static func elapsed(_ body: () throws -> Void) rethrows -> Int64 {
-        let clock = ContinuousClock()
-        let start = clock.now
-        try body()
-        return (clock.now - start).nanoseconds
-    }
 }
 
 /// Timings of one operation, in nanoseconds, in the order they were taken.

@@ -1,3 +1,5 @@
+import Settings
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -103,8 +103,6 @@ struct Report: Sendable, Codable {
         self.groups = groups
     }
 
-    var allAimsMet: Bool { groups.allSatisfy { $0.aims.allSatisfy(\.met) } }
-
     func json() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Settings
 
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +29,7 @@ final class ScratchDirectory {
     }
 
     /// Writes `text` to a new file `name` inside (0600) and returns its path:
-    /// configuration for a daemon, or a PIN a CLI reads on standard input.
+    /// configuration for a daemon (pcscd's reader.conf).
     func write(_ name: String, _ text: String) throws(BenchError) -> String {
         let full = path + "/" + name
         let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)

@@ -68,7 +68,11 @@ struct VaultBenchmarks {
                                     try unlockSamples(#"{"slot":"fido2","device":\#(Self.fido2Device)}"#, "agent.unlock (fido2)")))
 
         // 2. token.get from the vault (no refresh) at each size; the puts that grow it are timed too.
-        let data = agent.endpoint.environment["XDG_DATA_HOME"].map { $0 + "/passkey-agent/vault" } ?? ""
+        // docs/VAULT.md: $XDG_DATA_HOME/passkey-agent/vault (the agent was started with its own XDG_DATA_HOME).
+        let data = (agent.endpoint.environment["XDG_DATA_HOME"] ?? "") + "/passkey-agent/vault"
+        guard DiskUsage.of(data).files > 0 else {
+            throw .stepFailed("finding the vault", reason: "no files under \(data): the agent keeps its vault elsewhere")
+        }
         var stored = 0
         var puts = Samples(nanoseconds: [])
         var medians: [Int: Int64] = [:]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Settings
 import Synchronization
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .long, help: "Run only this group (repeatable): authenticator, ceremony, agent, cli, vault.")
     var group: [Group] = []
 
-    @Option(name: .long, help: "Timed iterations per authenticator operation.")
+    @Option(name: .long, help: "Timed iterations per authenticator operation and per ceremony floor.")
     var iterations = 2_000
 
     @Option(name: .long, help: "Register and sign-in ceremonies of each kind (ceremony group).")
@@ -63,7 +64,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .long, help: "Runs of each whole-process command.")
     var runs = 50
 
-    @Option(name: .long, help: "Untimed iterations before each timed series (whole-process commands: a twentieth, at least 3).")
+    @Option(name: .long, help: "Untimed iterations before each timed series; slow series take fewer (see docs/BENCHMARKS.md).")
     var warmUp = 200
 
     @Option(name: .long, help: ArgumentHelp("Where passkey, passkey-agent and passkey-vcard are (default: beside this program).",
@@ -172,18 +173,9 @@ struct BenchCommand: ParsableCommand {
     }
 }
 
-/// `print(…, to:)` for standard error: straight to file descriptor 2 (C's
-/// `stderr` global is shared mutable state to Swift 6).
+/// `print(…, to:)` for standard error.
 struct StandardErrorStream: TextOutputStream {
-    mutating func write(_ string: String) {
-        var bytes = Array(string.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            bytes = bytes.dropFirst(n)
-        }
-    }
+    mutating func write(_ string: String) { StandardError.write(string) }
 }
 
 BenchCommand.main()

@@ -26,13 +26,19 @@ struct DemoCommand: ParsableCommand {
     func run() throws {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let own = length > 0 ? String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "passkey"
-        let program = String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)]) + "/passkey-demo"
+        // Next to this program; if /proc cannot say where that is, on PATH.
+        let program: String
+        if length > 0 {
+            let own = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            program = String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)]) + "/passkey-demo"
+        } else {
+            program = "passkey-demo"
+        }
         var arguments = [program]
         if let device { arguments += ["--device", device] }
         if pinOptions.pinStdin { arguments.append("--pin-stdin") }
         let argv = arguments.map { strdup($0) } + [nil]
-        execv(program, argv)
+        execvp(program, argv)
         // Only reached when exec failed.
         throw Output.fail(AgentError(.internal, "cannot run \(program) (\(String(cString: strerror(errno)))); install passkey-demo next to passkey"),
                           json: false)
