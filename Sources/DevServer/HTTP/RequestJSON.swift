@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Hummingbird
 import NIOCore
+import WebAuthn
 
 /// Reads request bodies the way the hosted API (ASP.NET) does: member names
 /// case-insensitively, so `RPID`/`rpId`, `Origin`/`origin` and
@@ -69,10 +70,7 @@ enum RequestJSON {
 
     /// One line naming the member path and what is wrong with it.
     static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return text.hasPrefix(".") ? String(text.dropFirst()) : text
-        }
+        let path = DecodingErrorText.memberPath
         switch error {
         case .keyNotFound(let key, let context):
             let parent = path(context.codingPath)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SecureFiles
+import WebAuthn
 
 /// The one JSON file that holds an authenticator's state.
 ///
@@ -64,13 +65,8 @@ struct StateFile {
     /// Names the JSON member that failed, never its value (values are secrets).
     static func describe(_ error: DecodingError) -> String {
         func pathString(_ path: [any CodingKey]) -> String {
-            var result = ""
-            for key in path {
-                if let index = key.intValue { result += "[\(index)]" } else {
-                    result += (result.isEmpty ? "" : ".") + key.stringValue
-                }
-            }
-            return result.isEmpty ? "the top level" : result
+            let text = DecodingErrorText.memberPath(path)
+            return text.isEmpty ? "the top level" : text
         }
         switch error {
         case .keyNotFound(let key, let context):

@@ -6,10 +6,7 @@ import FoundationEssentials
 public enum DecodingErrorText {
     public static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
-        func path(_ keys: [any CodingKey]) -> String {
-            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return text.hasPrefix(".") ? String(text.dropFirst()) : text
-        }
+        let path = memberPath
         switch error {
         case .keyNotFound(let key, let context):
             let parent = path(context.codingPath)
@@ -24,6 +21,13 @@ public enum DecodingErrorText {
         @unknown default:
             return "\(error)"
         }
+    }
+
+    /// A coding path as a JSON member path — `rp.id`, `pubKeyCredParams[1].alg` —
+    /// or "" at the top level. For readers that word their errors their own way.
+    public static func memberPath(_ keys: [any CodingKey]) -> String {
+        let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        return text.hasPrefix(".") ? String(text.dropFirst()) : text
     }
 
     private static func name(of type: Any.Type) -> String {
