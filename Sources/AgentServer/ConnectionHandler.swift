@@ -41,7 +41,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is LineFrameDecoder.LineTooLong {
+        if error is LineFramer.LineTooLong {
             let failure = AgentError(.requestTooLarge, "a line is longer than \(limits.maxLineBytes) bytes; the connection is closed")
             state?.respond(RPCResponse(id: nil, error: failure.rpcError))
             logger.warning("closing a connection that sent an over-long line", metadata: ["pid": "\(peer.pid)"])

@@ -1,42 +1,31 @@
+import AgentProtocol
 import NIOCore
 
-/// Splits the byte stream into lines (the protocol's frames). A line longer
-/// than `maxLength` is an error: the connection gets one error answer and is
-/// closed, so a client cannot make the agent buffer without bound.
+/// Splits the byte stream into lines (the protocol's frames) by
+/// `LineFramer`'s rule. A line longer than the limit is an error: the
+/// connection gets one error answer and is closed.
 struct LineFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = ByteBuffer
 
-    struct LineTooLong: Error {}
+    private var framer: LineFramer
 
-    let maxLength: Int
-    /// Where the newline search resumes, so a long partial line is scanned once.
-    private var scanned = 0
-
-    init(maxLength: Int) { self.maxLength = maxLength }
+    init(maxLength: Int) { framer = LineFramer(maxLength: maxLength) }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        let view = buffer.readableBytesView
-        if let newline = view.dropFirst(scanned).firstIndex(of: UInt8(ascii: "\n")) {
-            let length = newline - view.startIndex
-            scanned = 0
-            guard length <= maxLength else { throw LineTooLong() }
-            var line = buffer.readSlice(length: length)!
-            buffer.moveReaderIndex(forwardBy: 1)
-            if line.readableBytesView.last == UInt8(ascii: "\r") { line = line.getSlice(at: line.readerIndex, length: length - 1)! }
-            context.fireChannelRead(wrapInboundOut(line))
-            return .continue
-        }
-        scanned = view.count
-        if view.count > maxLength { throw LineTooLong() }
-        return .needMoreData
+        guard let frame = try framer.nextFrame(in: buffer.readableBytesView) else { return .needMoreData }
+        emit(frame, from: &buffer, context: context)
+        return .continue
     }
 
     mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
-        // A last line without its newline is still a request.
         while try decode(context: context, buffer: &buffer) == .continue {}
-        if buffer.readableBytes > 0, buffer.readableBytes <= maxLength {
-            context.fireChannelRead(wrapInboundOut(buffer.readSlice(length: buffer.readableBytes)!))
-        }
+        if let frame = try framer.lastFrame(in: buffer.readableBytesView) { emit(frame, from: &buffer, context: context) }
         return .needMoreData
+    }
+
+    private func emit(_ frame: LineFramer.Frame, from buffer: inout ByteBuffer, context: ChannelHandlerContext) {
+        guard let line = buffer.readSlice(length: frame.length) else { return }
+        buffer.moveReaderIndex(forwardBy: frame.consumed - frame.length)
+        context.fireChannelRead(wrapInboundOut(line))
     }
 }
