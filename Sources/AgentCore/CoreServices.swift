@@ -7,7 +7,12 @@ import Synchronization
 /// Each capability adds its handlers in its own file (`register(into:)`).
 public final class CoreServices: Sendable {
     public let paths: AgentPaths
-    public let settings: Settings
+    /// config.toml, re-read on SIGHUP and when it changes.
+    public let config: LiveSettings
+    /// The settings in force now.
+    public var settings: Settings { config.current }
+    /// `passkey-agent --idle-timeout`: wins over config.toml, reloads included.
+    let idleTimeoutOverride = Mutex<Int?>(nil)
     let environment: [String: String]
     let devices: DeviceBroker
     let runningAsAgent: Bool
@@ -19,13 +24,13 @@ public final class CoreServices: Sendable {
 
     init(environment: [String: String], runningAsAgent: Bool) throws(AgentError) {
         paths = AgentPaths(environment: environment)
-        do { settings = try Settings.load(from: paths.configFile) } catch {
+        do { config = try LiveSettings(path: paths.configFile) } catch {
             throw AgentError(.invalidInput, error.description)
         }
         self.environment = environment
-        devices = DeviceBroker(settings: settings, paths: paths, environment: environment)
+        devices = DeviceBroker(config: config, paths: paths, environment: environment)
         self.runningAsAgent = runningAsAgent
-        vault = VaultService(paths: paths, settings: settings, runningAsAgent: runningAsAgent)
+        vault = VaultService(paths: paths, settings: config.current, runningAsAgent: runningAsAgent)
     }
 
     func register(into table: inout MethodTable.Builder) {

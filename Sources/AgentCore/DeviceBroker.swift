@@ -11,15 +11,16 @@ import VirtualAuthenticator
 /// and replaced meanwhile). The software authenticator is kept loaded per
 /// state file for the life of the core, as a key stays plugged in.
 final class DeviceBroker: Sendable {
-    private let settings: Settings
+    private let config: LiveSettings
+    private var settings: Settings { config.current }
     private let paths: AgentPaths
     private let environment: [String: String]
     private let virtualDevices = Mutex<[String: VirtualHIDDevice]>([:])
     private let locks = Mutex<[String: AsyncSerialLock]>([:])
     private let keyCache = Mutex<(at: ContinuousClock.Instant, keys: [DeviceDescriptor])?>(nil)
 
-    init(settings: Settings, paths: AgentPaths, environment: [String: String]) {
-        self.settings = settings
+    init(config: LiveSettings, paths: AgentPaths, environment: [String: String]) {
+        self.config = config
         self.paths = paths
         self.environment = environment
     }

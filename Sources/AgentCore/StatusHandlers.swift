@@ -20,11 +20,13 @@ extension CoreServices {
             devices.append(DeviceSummary(path: "virtual", product: DeviceBroker.virtualDescriptor.product, software: true))
         }
         let uptime = ContinuousClock.now - started
+        let problems = config.problems
         return AgentStatus(
             version: passkeyAgentVersion, protocolVersion: protocolVersion,
             uptimeSeconds: runningAsAgent ? Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18 : 0,
             pendingRequests: max(0, requestsInFlight - 1),
-            devices: devices, agentRunning: runningAsAgent, pid: getpid(), vault: vaultLockState())
+            devices: devices, agentRunning: runningAsAgent, pid: getpid(), vault: vaultLockState(),
+            configProblems: problems.isEmpty ? nil : problems)
     }
 
     /// Every connected key (and the software authenticator when chosen or

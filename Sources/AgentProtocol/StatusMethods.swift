@@ -19,9 +19,13 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     public var pid: Int32
     /// The vault's lock state (added in protocol 1; absent from older agents).
     public var vault: VaultLockState?
+    /// What in config.toml is ignored or broken, one line each with its line
+    /// number (absent when nothing is; added in protocol 1).
+    public var configProblems: [String]?
 
     public init(version: String, protocolVersion: Int, uptimeSeconds: Double, pendingRequests: Int,
-                devices: [DeviceSummary], agentRunning: Bool, pid: Int32, vault: VaultLockState? = nil) {
+                devices: [DeviceSummary], agentRunning: Bool, pid: Int32, vault: VaultLockState? = nil,
+                configProblems: [String]? = nil) {
         self.version = version
         self.protocolVersion = protocolVersion
         self.uptimeSeconds = uptimeSeconds
@@ -30,6 +34,7 @@ public struct AgentStatus: Codable, Sendable, Equatable {
         self.agentRunning = agentRunning
         self.pid = pid
         self.vault = vault
+        self.configProblems = configProblems
     }
 }
 

@@ -23,21 +23,45 @@ public struct AgentDaemon: Sendable {
         server = AgentServer(core: core, socket: socket, logger: logger)
     }
 
-    /// SIGTERM and SIGINT stop the agent; SIGHUP locks it.
+    /// SIGTERM and SIGINT stop the agent; SIGHUP locks it and re-reads
+    /// config.toml (as gpg-agent does).
     public func handle(signal number: Int32) {
         switch number {
         case SIGHUP:
-            logger.info("SIGHUP: locking")
+            logger.info("SIGHUP: locking and reading config.toml again")
             core.services.lockEverything(reason: "SIGHUP")
+            report(core.services.reloadSettings(force: true))
         default:
             logger.info("\(number == SIGTERM ? "SIGTERM" : "SIGINT"): shutting down")
             server.shutdown()
         }
     }
 
+    /// How often config.toml is checked for changes (one `stat`).
+    static let configCheckInterval = Duration.seconds(2)
+
+    /// Logs what in config.toml is ignored or broken, each with its line.
+    public func report(_ outcome: LiveSettings.Outcome) {
+        switch outcome {
+        case .unchanged: return
+        case .reloaded(let warnings):
+            logger.info("read \(core.services.config.path)")
+            for warning in warnings { logger.warning("\(core.services.config.path) \(warning.description)") }
+        case .kept(let error):
+            logger.error("\(error.description); the settings read before stay in force")
+        }
+    }
+
     /// Serves until SIGTERM or SIGINT (or, when socket-activated, until idle
     /// for `idleTimeout` with no client connected); then returns.
     public func run() async {
+        for problem in core.services.config.problems { logger.warning("\(problem)") }
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.configCheckInterval)
+                report(core.services.reloadSettings(force: false))
+            }
+        }
         if let idleTimeout, !socket.ownsPath {
             // systemd starts the agent again on the next connection.
             Task {

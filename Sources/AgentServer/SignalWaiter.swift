@@ -17,6 +17,9 @@ public enum SignalWaiter {
         var set = signalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
         signal(SIGPIPE, SIG_IGN)
+        // Past RLIMIT_FSIZE a write should fail (EFBIG, answered as an
+        // error that keeps the old data), not kill the agent.
+        signal(SIGXFSZ, SIG_IGN)
     }
 
     /// Calls `handler` with each signal, forever, on the calling thread

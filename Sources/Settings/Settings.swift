@@ -47,29 +47,35 @@ public struct Settings: Sendable, Equatable {
         passwordless.apiKey = document.string("passwordless", "api-key") ?? document.string("passwordless", "apiKey")
         passwordless.rpId = document.string("passwordless", "rp-id") ?? document.string("passwordless", "rpId")
         passwordless.origin = document.string("passwordless", "origin")
-        agent.idleTimeoutSeconds = document.integer("agent", "idle-timeout")
+        agent.idleTimeoutSeconds = document.integer("agent", "idle-timeout").flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// Reads config.toml; a missing file means defaults, a broken one is an error naming the line.
     public static func load(from path: String) throws(SettingsError) -> Settings {
-        guard let data = FileManager.default.contents(atPath: path) else { return Settings() }
+        try read(from: path).settings
+    }
+
+    /// Reads config.toml and says what in it was ignored (unknown keys,
+    /// values of the wrong kind), each with its line.
+    public static func read(from path: String) throws(SettingsError) -> (settings: Settings, warnings: [SettingsWarning]) {
+        guard let data = try ConfigFile.contents(of: path) else { return (Settings(), []) }
         guard let text = String(data: data, encoding: .utf8) else { throw .notUTF8(path) }
-        do {
-            return Settings(toml: try TOMLDocument(parsing: text))
-        } catch {
-            throw .syntax(path, error)
-        }
+        let document: TOMLDocument
+        do { document = try TOMLDocument(parsing: text) } catch { throw .syntax(path, error) }
+        return (Settings(toml: document), SettingsSchema.warnings(for: document))
     }
 }
 
 public enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
     case notUTF8(String)
     case syntax(String, TOMLDocument.ParseError)
+    case unreadable(String, reason: String)
 
     public var description: String {
         switch self {
         case .notUTF8(let path): return "\(path) is not UTF-8 text"
         case .syntax(let path, let error): return "\(path), \(error.description)"
+        case .unreadable(let path, let reason): return "\(path) cannot be read: \(reason)"
         }
     }
 }

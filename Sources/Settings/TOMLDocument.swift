@@ -21,6 +21,9 @@ public struct TOMLDocument: Sendable, Equatable {
 
     /// Values by table name ("" for the root) and key.
     public private(set) var tables: [String: [String: Value]] = [:]
+    /// The line each key was set on, and (under the key "") each table header's line:
+    /// warnings about a key name the line a person will look for.
+    public private(set) var lines: [String: [String: Int]] = [:]
 
     public subscript(table: String, key: String) -> Value? { tables[table]?[key] }
 
@@ -53,6 +56,7 @@ public struct TOMLDocument: Sendable, Equatable {
                     throw ParseError(line: number, reason: "table [\(table)] is defined twice")
                 }
                 tables[table] = [:]
+                lines[table, default: [:]][""] = number
             } else {
                 let key = try scanner.key()
                 if scanner.peek == "." { throw ParseError(line: number, reason: "dotted keys are not supported; use a [table] header") }
@@ -66,6 +70,7 @@ public struct TOMLDocument: Sendable, Equatable {
                     throw ParseError(line: number, reason: "`\(key)` is set twice")
                 }
                 tables[table, default: [:]][key] = value
+                lines[table, default: [:]][key] = number
             }
         }
     }

@@ -1,7 +1,6 @@
 import AgentCore
 import AgentServer
 import ArgumentParser
-import Settings
 import Logging
 import Settings
 
@@ -38,6 +37,15 @@ struct AgentOptions: ParsableCommand {
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
+
+    /// Ten years: longer is a typo, and a timer that far out is "never" anyway.
+    static let maxIdleTimeout = 10 * 365 * 24 * 3600
+
+    func validate() throws {
+        if let idleTimeout, !(0...Self.maxIdleTimeout).contains(idleTimeout) {
+            throw ValidationError("--idle-timeout takes 0 (never) to \(Self.maxIdleTimeout) seconds, not \(idleTimeout)")
+        }
+    }
 }
 
 SignalWaiter.blockHandledSignals()

@@ -1,5 +1,8 @@
 import Testing
 @testable import Settings
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct TOMLDocumentTests {
     @Test func readsTheSettingsFile() throws {
@@ -69,5 +72,91 @@ import Testing
         #expect(AgentPaths(environment: ["HOME": "/home/u", "XDG_RUNTIME_DIR": "relative"]).socket == nil)
         #expect(AgentPaths(environment: ["PASSKEY_AGENT_SOCK": "/tmp/s.sock"]).socket == "/tmp/s.sock")
         #expect(AgentPaths(environment: ["HOME": "/h", "XDG_DATA_HOME": "/d"]).dataDirectory == "/d/passkey-agent")
+    }
+}
+
+@Suite struct SettingsWarningTests {
+    @Test func namesUnknownKeysAndWrongKindsWithTheirLines() throws {
+        let text = """
+        [agent]
+        idle-timout = 60
+        [device]
+        default = 3
+        [passwordles]
+        api-url = "x"
+        [passwordless]
+        rp-id = "example.org"
+        """
+        let document = try TOMLDocument(parsing: text)
+        #expect(SettingsSchema.warnings(for: document) == [
+            SettingsWarning(line: 2, message: "unknown key `idle-timout` in [agent] (did you mean `idle-timeout`?); ignored"),
+            SettingsWarning(line: 4, message: "`default` in [device] must be a string; ignored"),
+            SettingsWarning(line: 5, message: "unknown table [passwordles] (did you mean `passwordless`?); ignored"),
+        ])
+        let settings = Settings(toml: document)
+        #expect(settings.agent.idleTimeoutSeconds == nil)
+        #expect(settings.device.defaultDevice == nil)
+        #expect(settings.passwordless.rpId == "example.org")
+    }
+
+    @Test func aKeyOutsideEveryTableAndANegativeTimeoutAreIgnored() throws {
+        let document = try TOMLDocument(parsing: "idle-timeout = 5\n[agent]\nidle-timeout = -1\n")
+        #expect(SettingsSchema.warnings(for: document) == [
+            SettingsWarning(line: 1, message: "`idle-timeout` must be inside a table such as [agent]; ignored"),
+            SettingsWarning(line: 3, message: "`idle-timeout` in [agent] must be 0 (never) or a number of seconds; ignored"),
+        ])
+        #expect(Settings(toml: document).agent.idleTimeoutSeconds == nil)
+    }
+
+    @Test func aCleanFileHasNoWarnings() throws {
+        let document = try TOMLDocument(parsing: "[agent]\nidle-timeout = 0\n[device]\ndefault = \"virtual\"\n")
+        #expect(SettingsSchema.warnings(for: document).isEmpty)
+    }
+}
+
+@Suite struct ConfigFileTests {
+    private func scratch() throws -> String {
+        var template = Array("/tmp/passkey-config-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXFailure() }
+        return String(cString: made)
+    }
+
+    struct POSIXFailure: Error {}
+
+    @Test func aMissingFileMeansDefaults() throws {
+        let directory = try scratch()
+        let read = try Settings.read(from: directory + "/config.toml")
+        #expect(read.settings == Settings())
+        #expect(read.warnings.isEmpty)
+    }
+
+    @Test func aFIFOIsRefusedWithoutHanging() throws {
+        let directory = try scratch()
+        let path = directory + "/config.toml"
+        #expect(mkfifo(path, 0o600) == 0)
+        #expect(throws: SettingsError.unreadable(path, reason: "it is not a regular file")) { try Settings.read(from: path) }
+    }
+
+    @Test func aFileOthersMayWriteIsRefused() throws {
+        let directory = try scratch()
+        let path = directory + "/config.toml"
+        let fd = open(path, O_WRONLY | O_CREAT, 0o600)
+        #expect(fd >= 0)
+        close(fd)
+        #expect(chmod(path, 0o666) == 0)
+        #expect(throws: SettingsError.unreadable(path, reason: "others may write it; run `chmod go-w \(path)`")) {
+            try Settings.read(from: path)
+        }
+    }
+
+    @Test func aSymlinkToTheUsersOwnFileIsFollowed() throws {
+        let directory = try scratch()
+        let target = directory + "/dotfiles.toml"
+        let text = "[agent]\nidle-timeout = 30\n"
+        let fd = open(target, O_WRONLY | O_CREAT, 0o600)
+        _ = text.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+        #expect(symlink(target, directory + "/config.toml") == 0)
+        #expect(try Settings.read(from: directory + "/config.toml").settings.agent.idleTimeoutSeconds == 30)
     }
 }

@@ -13,7 +13,9 @@ struct StatusCommand: Verb {
                                             interaction: TerminalInteraction(pins: .interactive))
         if runOptions.json { Output.json(status); return }
         if status.agentRunning {
-            Output.line("agent: running (pid \(status.pid), up \(Int(status.uptimeSeconds)) s, \(status.pendingRequests) pending)")
+            // The number comes over the socket: never a trapping conversion.
+            let uptime = Int(exactly: status.uptimeSeconds.rounded(.towardZero)).map(String.init) ?? "?"
+            Output.line("agent: running (pid \(status.pid), up \(uptime) s, \(status.pendingRequests) pending)")
         } else {
             Output.line("agent: not running (answered in-process)")
         }
@@ -22,6 +24,9 @@ struct StatusCommand: Verb {
             let state = !vault.initialized ? "none (create one with `passkey vault init`)"
                 : vault.locked ? "locked" : "unlocked\(vault.unlockedWith.map { " (key slot \($0))" } ?? "")"
             Output.line("vault: \(state)")
+        }
+        for problem in status.configProblems ?? [] {
+            Output.line("config: \(problem)")
         }
         if status.devices.isEmpty {
             Output.line("devices: none connected")
