@@ -7,34 +7,24 @@ import Glibc
 /// fsync of the directory — so a crash at any instant leaves the old
 /// content or the new, never a torn file.
 public enum SecureFile {
-    /// The file's bytes, or nil when it does not exist. Larger than `limit` is an error.
+    /// The file's bytes, or nil when it does not exist. It must be ours
+    /// (`FileTrust.ownedByUs`: a regular file, not a link, owned by this user,
+    /// changeable by no one else); larger than `limit` is an error.
     public static func read(_ path: String, limit: Int) throws(SecureFileError) -> [UInt8]? {
-        try read(path, limit: limit, privateOnly: false)
+        try read(path, limit: limit, trust: .ownedByUs)
     }
 
-    /// As `read`, for a secret that must have stayed private: a link, anything
-    /// but a regular file, or a file group or others may open is refused
-    /// (`.notPrivate`, saying which chmod fixes it) rather than used.
+    /// As `read`, for a secret that must have stayed private: a file group or
+    /// others may open is refused as well (`.notPrivate`, saying which chmod
+    /// fixes it) rather than used.
     public static func readPrivate(_ path: String, limit: Int) throws(SecureFileError) -> [UInt8]? {
-        try read(path, limit: limit, privateOnly: true)
+        try read(path, limit: limit, trust: .privateToUs)
     }
 
-    private static func read(_ path: String, limit: Int, privateOnly: Bool) throws(SecureFileError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | (privateOnly ? O_NOFOLLOW : 0))
-        if descriptor < 0 {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw .unreadable(path: path, reason: SecureFileError.text(code))
-        }
+    /// Every read of a file in our directories goes through `TrustedOpen`.
+    public static func read(_ path: String, limit: Int, trust: FileTrust) throws(SecureFileError) -> [UInt8]? {
+        guard let descriptor = try TrustedOpen.forReading(path, trust: trust, limit: limit) else { return nil }
         defer { close(descriptor) }
-        if privateOnly {
-            var info = stat()
-            guard fstat(descriptor, &info) == 0 else { throw .unreadable(path: path, reason: SecureFileError.text(errno)) }
-            guard info.st_mode & S_IFMT == S_IFREG else { throw .notPrivate(path: path, reason: "not a regular file") }
-            guard info.st_mode & 0o077 == 0 else {
-                throw .notPrivate(path: path, reason: "mode \(octal(info.st_mode)) lets other users read it; run chmod 600 on it")
-            }
-        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -72,14 +62,15 @@ public enum SecureFile {
     private static func write(_ bytes: [UInt8], to path: String, replacing: Bool) throws(SecureFileError) -> Bool {
         let directory = SecureDirectory.parent(of: path)
         try SecureDirectory.create(directory)
-        var generator = SystemRandomNumberGenerator()
-        let suffix = UInt64.random(in: 0...UInt64.max, using: &generator)
-        let temporary = directory + "/." + SecureDirectory.name(of: path) + ".tmp-\(getpid())-" + String(suffix, radix: 16)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let temporary = directory + "/" + TemporaryName.make(for: SecureDirectory.name(of: path))
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .notWritable(path: path, reason: SecureFileError.text(errno)) }
+        // Held until the file is closed: it tells `removeStaleTemporaryFiles`
+        // in any process that this writer is alive (see TemporaryName).
+        flock(descriptor, LOCK_EX)
+        defer { close(descriptor) }  // last: the lock outlives the temporary name
         defer { unlink(temporary) }  // after rename or link, only the temporary name goes
         let failure = fill(descriptor, with: bytes)
-        close(descriptor)
         if let failure { throw .notWritable(path: path, reason: SecureFileError.text(failure)) }
         if replacing {
             guard rename(temporary, path) == 0 else { throw .notWritable(path: path, reason: SecureFileError.text(errno)) }

@@ -51,12 +51,12 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
         let exposed = #expect(throws: SecureFileError.self) { try SecureFile.readPrivate(path, limit: 10) }
         #expect(exposed == .notPrivate(path: path, reason: "mode 644 lets other users read it; run chmod 600 on it"))
-        #expect(try SecureFile.read(path, limit: 10) == [1, 2], "plain read does not judge the mode")
+        #expect(try SecureFile.read(path, limit: 10) == [1, 2], "plain read lets others read, not write")
 
         let link = directory + "/link"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
         #expect(throws: SecureFileError.self) { try SecureFile.readPrivate(link, limit: 10) }
-        #expect(throws: SecureFileError.notPrivate(path: directory, reason: "not a regular file")) {
+        #expect(throws: SecureFileError.notPrivate(path: directory, reason: "it is a directory, not a regular file")) {
             try SecureFile.readPrivate(directory, limit: 10)
         }
     }
