@@ -92,6 +92,14 @@ let package = Package(
         .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings",
                                                   "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", argumentParser]),
 
+        // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
+        // run by libFuzzer in the build scripts/fuzz makes.
+        .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
+                                                   "ISO7816", "VirtualCard", "Tokens", "Settings", "AgentProtocol",
+                                                   crypto, logging],
+                path: "Fuzz/Targets"),
+        .executableTarget(name: "passkey-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
+
         // MARK: Test support shared by the test targets (never linked into a product).
         .target(name: "TestSupport", dependencies: ["WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
 
@@ -110,6 +118,7 @@ let package = Package(
         .testTarget(name: "PIVWireTests", dependencies: ["PIVWire"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Ceremonies", "HTTPTransport", crypto]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "FIDO", "VirtualAuthenticator", crypto]),
     ]
 )
