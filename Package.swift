@@ -16,6 +16,10 @@ let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio
 let httpClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 
+/// Set by scripts/fuzz, which builds only `passkey-fuzz`, in its own scratch
+/// path (.build-fuzz), so the normal build never sees these flags.
+let fuzzing = Context.environment["PASSKEY_FUZZ"] == "1"
+
 let package = Package(
     name: "passkey-agent",
     platforms: [.macOS(.v15)],
@@ -93,12 +97,15 @@ let package = Package(
                                                   "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", argumentParser]),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
-        // run by libFuzzer in the build scripts/fuzz makes.
+        // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
         .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
                                                    "ISO7816", "VirtualCard", "Tokens", "Settings", "AgentProtocol",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
-        .executableTarget(name: "passkey-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
+        // Fuzz build: ASan's runtime, and lld (gold fails on this binary); scripts/fuzz
+        // adds libFuzzer's no-main runtime, since SwiftPM gives every executable a main.
+        .executableTarget(name: "passkey-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver",
+                          linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=address", "-use-ld=lld"])] : []),
 
         // MARK: Test support shared by the test targets (never linked into a product).
         .target(name: "TestSupport", dependencies: ["WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
@@ -122,3 +129,12 @@ let package = Package(
         .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "FIDO", "VirtualAuthenticator", crypto]),
     ]
 )
+
+// Under PASSKEY_FUZZ=1 our own Swift code gets libFuzzer's coverage
+// instrumentation and AddressSanitizer; dependencies do not (their bugs are
+// not ours to find, and instrumenting them would double the build).
+if fuzzing {
+    for target in package.targets where target.type == .regular || target.type == .executable {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")]
+    }
+}
