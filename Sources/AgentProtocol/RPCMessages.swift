@@ -11,6 +11,8 @@ public enum RPCID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // JSONDecoder reads an Int64 from the number's text exactly: 1e300,
+        // 2^63 or 1.5 throw (and the id is unusable), they never trap or round.
         if let n = try? container.decode(Int64.self) { self = .number(n) }
         else { self = .string(try container.decode(String.self)) }
     }

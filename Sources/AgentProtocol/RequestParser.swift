@@ -46,7 +46,7 @@ public enum RequestParser {
         guard case .object = value else {
             return .failure(id: nil, AgentError(.invalidRequest, "a request must be a JSON object"))
         }
-        let id = value["id"].flatMap(usableID)
+        let id = (try? decoder.decode(IDOnly.self, from: line))?.id
         guard value["jsonrpc"] == .string("2.0") else {
             return .failure(id: id, AgentError(.invalidRequest, "\"jsonrpc\" must be \"2.0\""))
         }
@@ -81,13 +81,10 @@ public enum RequestParser {
     }
 
     /// The id of a request that is otherwise malformed, so its answer can
-    /// name it: a string, or a number that is exactly an Int64. A fraction or
-    /// a whole number beyond Int64 (`1e300`, 2^63) is no usable id.
-    private static func usableID(_ value: JSONValue) -> RPCID? {
-        switch value {
-        case .string(let s): return .string(s)
-        case .number(let n): return Int64(exactly: n).map(RPCID.number)
-        default: return nil
-        }
+    /// name it: read from the line's text by `RPCID` (a string, or a number
+    /// that is exactly an Int64), not from a Double, which would round
+    /// -2^63-1 to -2^63. Any other id (`1e300`, 1.5) is no usable id.
+    private struct IDOnly: Decodable {
+        var id: RPCID?
     }
 }

@@ -96,9 +96,9 @@ public final class AgentServer: Sendable {
             }
             guard count <= self.limits.maxConnections else {
                 let error = AgentError(.tooManyConnections, "the agent already serves \(self.limits.maxConnections) connections; try again later")
-                var buffer = channel.allocator.buffer(capacity: 256)
-                if let line = try? JSONEncoderLine.encode(RPCResponse(id: nil, error: error.rpcError)) { buffer.writeBytes(line) }
-                return channel.writeAndFlush(buffer).flatMap { channel.close() }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RefusalHandler(error: error))
+                }
             }
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: self.limits.maxLineBytes)))
