@@ -51,9 +51,14 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     /// A client that stops reading must not make the agent hold its answers
     /// forever: after `stalledWriteTimeout` of a full write buffer it is dropped.
+    /// Meanwhile the agent reads no more of its requests (each would add an
+    /// answer to the queue), so what it holds for the client stays near the
+    /// write buffer's high-water mark instead of growing with every line sent.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable).whenFailure { _ in }
         if context.channel.isWritable {
             unwritableSince = nil
+            context.read()
         } else {
             unwritableSince = .now()
             let channel = context.channel
