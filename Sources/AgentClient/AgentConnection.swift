@@ -2,6 +2,10 @@ import AgentProtocol
 import FoundationEssentials
 import WebAuthnClient
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The CLI's side of the socket protocol (docs/PROTOCOL.md): one request at
 /// a time, progress notifications turned into calls on a `UserInteraction`,
 /// and its questions (`pin`, `choose`) answered on the same connection.
@@ -10,9 +14,28 @@ public final class AgentConnection {
     private var nextId: Int64 = 1
     public let path: String
 
-    /// Connects to the agent at `path`; nil when no agent answers there.
-    public static func connect(path: String) -> AgentConnection? {
-        UnixSocket.connect(path: path).map { AgentConnection(socket: $0, path: path) }
+    /// How long a connect may wait for the agent to accept.
+    public static let connectTimeout = Duration.seconds(5)
+    /// How long writing one request line may take.
+    static let writeTimeout = Duration.seconds(10)
+
+    /// Connects to the agent at `path`; nil when no agent listens there (the
+    /// CLI then runs in-process). Throws when something listens but cannot be
+    /// used: it does not accept in time, or it runs as another user.
+    public static func connect(path: String) throws(AgentError) -> AgentConnection? {
+        do {
+            return AgentConnection(socket: try UnixSocket.connect(path: path, timeout: connectTimeout), path: path)
+        } catch {
+            switch error {
+            case .noAgent: return nil
+            case .timedOut:
+                throw AgentError(.timeout, "the agent at \(path) accepts no connections within \(connectTimeout.components.seconds) s (it is overloaded or stuck); try again, or restart it")
+            case .foreignPeer(let uid):
+                throw AgentError(.denied, "refusing to talk to \(path): the program listening there runs as uid \(uid), not as you (uid \(getuid())), so it is not your agent and could collect your PIN; check PASSKEY_AGENT_SOCK")
+            case .system(let call, let code):
+                throw AgentError(.internal, "\(call) on \(path) failed: \(String(cString: strerror(code)))")
+            }
+        }
     }
 
     private init(socket: UnixSocket, path: String) {
@@ -30,9 +53,18 @@ public final class AgentConnection {
         } catch {
             throw AgentError(.internal, "could not encode the request")
         }
-        guard socket.write(request + [UInt8(ascii: "\n")]) else { throw lost() }
+        guard socket.write(request + [UInt8(ascii: "\n")], deadline: .now + Self.writeTimeout) else { throw lost() }
+        let patience = ResponseDeadline.forMethod(M.name)
+        let deadline = ContinuousClock.now + patience
         while true {
-            guard let line = socket.readLine() else { throw lost() }
+            let line: [UInt8]
+            do { line = try socket.readLine(deadline: deadline) } catch {
+                switch error {
+                case .closed: throw lost()
+                case .timedOut:
+                    throw AgentError(.timeout, "the agent at \(path) did not answer \(M.name) within \(patience.components.seconds) s; it may be stuck: restart it")
+                }
+            }
             let message: Incoming
             do { message = try JSONDecoder().decode(Incoming.self, from: Data(line)) } catch {
                 throw AgentError(.internal, "the agent sent a line that is not a JSON-RPC message")
@@ -75,7 +107,7 @@ public final class AgentConnection {
     private func send<P: Encodable>(_ method: String, _ params: P) {
         guard let value = try? JSONValue(encoding: params),
               let line = try? JSONEncoder().encode(RPCNotification(method: method, params: value)) else { return }
-        _ = socket.write(Array(line) + [UInt8(ascii: "\n")])
+        _ = socket.write(Array(line) + [UInt8(ascii: "\n")], deadline: .now + Self.writeTimeout)
     }
 
     private func lost() -> AgentError {

@@ -16,8 +16,10 @@ enum Backend {
 
     static func choose(noAgent: Bool) throws(AgentError) -> Backend {
         let environment = ProcessEnvironment.current
+        // An agent that is there but unusable (stuck, or another user's) is an
+        // error, never a reason to run without it.
         if !noAgent, let path = AgentPaths(environment: environment).socket,
-           let connection = AgentConnection.connect(path: path) {
+           let connection = try AgentConnection.connect(path: path) {
             return .agent(connection)
         }
         return .inProcess(try AgentCore(environment: environment, runningAsAgent: false))
