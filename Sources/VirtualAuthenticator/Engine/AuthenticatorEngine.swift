@@ -33,20 +33,8 @@ final class AuthenticatorEngine {
         self.configuration = try configuration.validated()
         self.diagnostics = diagnostics
         if let path = configuration.statePath {
-            let file = StateFile(path: path)
-            if let persisted = try file.load() {
-                state = try AuthenticatorState(persisted: persisted, path: path)
-            } else {
-                // First use: the master secret must be on disk before any credential id exists.
-                let fresh = AuthenticatorState.fresh()
-                if try file.create(fresh.persisted()) {
-                    state = fresh
-                } else if let persisted = try file.load() {
-                    state = try AuthenticatorState(persisted: persisted, path: path)
-                } else {
-                    throw .stateUnreadable(path: path, reason: "it appeared and vanished while being created")
-                }
-            }
+            let file = try StateFile(path: path)
+            state = try file.loadOrCreate { AuthenticatorState.fresh() }
             stateFile = file
         } else {
             state = .fresh()
@@ -70,6 +58,7 @@ final class AuthenticatorEngine {
         guard request.count - 1 <= Self.maximumMessageSize else { return [CTAPStatus.requestTooLarge.rawValue] }
 
         do throws(CTAPStatus) {
+            try exclusively {}  // adopts what another process wrote since the last request
             var parameters: CBOR?
             if request.count > 1 {
                 do {
@@ -107,31 +96,80 @@ final class AuthenticatorEngine {
 
     // MARK: Persistence
 
-    /// Applies `change` to a copy of the state, writes the copy, and only then
-    /// adopts it: if the write fails, nothing changed and the request fails with OTHER.
+    /// Applies `change` to a copy of the state as the file has it now, writes
+    /// the copy, and only then adopts it: if the write fails, nothing changed
+    /// and the request fails with OTHER.
     func commit(_ change: (inout AuthenticatorState) throws(CTAPStatus) -> Void) throws(CTAPStatus) {
-        var next = state
-        try change(&next)
-        try write(next.persisted())
-        state = next
+        try exclusively { () throws(CTAPStatus) in
+            var next = state
+            try change(&next)
+            try write(next.persisted())
+            state = next
+        }
     }
 
-    /// Replaces the whole state (authenticatorReset).
+    /// Replaces the whole state (authenticatorReset); the signature counter carries on.
     func replaceState(with fresh: AuthenticatorState) throws(CTAPStatus) {
-        try write(fresh.persisted())
-        state = fresh
+        try exclusively { () throws(CTAPStatus) in
+            var fresh = fresh
+            fresh.counter = state.counter
+            try write(fresh.persisted())
+            state = fresh
+        }
     }
 
     /// The next signature counter value; writes the state file only when a new
-    /// block of values must be reserved (see SignatureCounter).
+    /// block of values must be reserved (see SignatureCounter). Under the lock,
+    /// so a block another process reserved meanwhile is skipped.
     func nextSignatureCount() throws(CTAPStatus) -> UInt32 {
-        var counter = state.counter
-        let snapshot = state
-        let value = try counter.next { (ceiling) throws(CTAPStatus) in
-            try write(snapshot.persisted(counterCeiling: ceiling))
+        try exclusively { () throws(CTAPStatus) in
+            var counter = state.counter
+            let snapshot = state
+            let value = try counter.next { (ceiling) throws(CTAPStatus) in
+                try write(snapshot.persisted(counterCeiling: ceiling))
+            }
+            state.counter = counter
+            return value
         }
-        state.counter = counter
-        return value
+    }
+
+    /// Runs `body` holding the state file's lock, after adopting the state as
+    /// the file has it: the agent and `passkey --no-agent` may share the file,
+    /// and both must see each other's credentials and counters (StateFile).
+    private func exclusively<T>(_ body: () throws(CTAPStatus) -> T) throws(CTAPStatus) -> T {
+        guard let stateFile else { return try body() }
+        do {
+            try stateFile.lockExclusively()
+        } catch {
+            diagnostics.recordWrite(error: error)
+            throw .other
+        }
+        defer { stateFile.unlock() }
+        do {
+            if let latest = try stateFile.changedState() { adopt(latest) }
+        } catch {
+            diagnostics.recordWrite(error: error)
+            throw .other
+        }
+        return try body()
+    }
+
+    /// Takes over a state another process wrote. The counter keeps the higher
+    /// reservation (at an equal ceiling the rest of our block is ours alone);
+    /// a new master secret (a Reset elsewhere) voids cached ids and pending
+    /// sequences, and it or a new PIN voids the PIN token.
+    private func adopt(_ latest: AuthenticatorState) {
+        var latest = latest
+        if latest.counter.ceiling <= state.counter.ceiling { latest.counter = state.counter }
+        let resetElsewhere = latest.masterSecret != state.masterSecret
+        let pinChanged = latest.pin != state.pin
+        state = latest
+        if resetElsewhere {
+            unwrapCache.removeAll()
+            pendingAssertions = nil
+            pendingEnumeration = nil
+        }
+        if resetElsewhere || pinChanged { token.revoke() }
     }
 
     private func write(_ document: PersistedState) throws(CTAPStatus) {

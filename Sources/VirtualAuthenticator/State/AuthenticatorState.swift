@@ -14,8 +14,10 @@ struct AuthenticatorState {
     /// Oldest first (ascending creationOrder).
     var credentials: [DiscoverableCredential]
     var pin: PINRecord?
-    var pinRetries: Int
-    var uvRetries: Int
+    // Never below 0: a change is applied to the state as the file has it at
+    // that moment, where another process may have used the last try already.
+    var pinRetries: Int { didSet { pinRetries = max(pinRetries, 0) } }
+    var uvRetries: Int { didSet { uvRetries = max(uvRetries, 0) } }
     var nextCreationOrder: UInt64
     var counter: SignatureCounter
 
