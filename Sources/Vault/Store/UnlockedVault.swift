@@ -145,33 +145,43 @@ public final class UnlockedVault: Sendable {
     }
 
     /// Adds an enrolled slot to the header (rewritten atomically).
+    /// Slot changes apply to the header as it is on disk under its lock
+    /// (`VaultLocation.updateHeader`), so another process's change stays.
     public func add(_ slot: KeySlot) throws(VaultError) {
-        var header = try currentHeader()
-        guard !header.slots.contains(where: { $0.id == slot.id }) else {
-            throw .malformedHeader(path: location.headerPath, reason: "slot \(slot.id) was added meanwhile; add the slot again")
+        try location.updateHeader { (header) throws(VaultError) in
+            try checkOwnership(of: header)
+            guard !header.slots.contains(where: { $0.id == slot.id }) else {
+                throw .malformedHeader(path: location.headerPath, reason: "slot \(slot.id) was added meanwhile; add the slot again")
+            }
+            guard header.slots.count < VaultFormat.maxSlots else { throw .tooManySlots(limit: VaultFormat.maxSlots) }
+            header.slots.append(slot)
         }
-        guard header.slots.count < VaultFormat.maxSlots else { throw .tooManySlots(limit: VaultFormat.maxSlots) }
-        header.slots.append(slot)
-        try location.replaceHeader(header)
     }
 
     /// Removes slot `id`; the last slot is never removed.
     public func removeSlot(_ id: UInt8) throws(VaultError) -> KeySlot {
-        var header = try currentHeader()
-        guard let index = header.slots.firstIndex(where: { $0.id == id }) else { throw .noSuchSlot(id) }
-        guard header.slots.count > 1 else { throw .lastSlot(id) }
-        let removed = header.slots.remove(at: index)
-        try location.replaceHeader(header)
+        var removed: KeySlot?
+        try location.updateHeader { (header) throws(VaultError) in
+            try checkOwnership(of: header)
+            guard let index = header.slots.firstIndex(where: { $0.id == id }) else { throw .noSuchSlot(id) }
+            guard header.slots.count > 1 else { throw .lastSlot(id) }
+            removed = header.slots.remove(at: index)
+        }
+        guard let removed else { throw .noSuchSlot(id) }
         return removed
     }
 
     /// The header as it is on disk now, checked to be this vault's.
     public func currentHeader() throws(VaultError) -> VaultHeader {
         let header = try location.readHeader()
+        try checkOwnership(of: header)
+        return header
+    }
+
+    private func checkOwnership(of header: VaultHeader) throws(VaultError) {
         guard header.vaultId == vaultId else {
             throw .malformedHeader(path: location.headerPath, reason: "it now belongs to another vault (was the vault replaced?); lock and unlock again")
         }
-        return header
     }
 }
 

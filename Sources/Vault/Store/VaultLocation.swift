@@ -53,12 +53,33 @@ public struct VaultLocation: Sendable, Equatable {
         }
     }
 
-    func replaceHeader(_ header: VaultHeader) throws(VaultError) {
+    /// The lock every header rewrite holds: the agent and `passkey --no-agent
+    /// vault …` may both add or remove slots, and a rewrite made from a header
+    /// read before the other's rewrite would drop the other's slot.
+    var headerLockPath: String { directory + "/header.lock" }
+
+    /// Reads the header, applies `change`, and writes the result — all under
+    /// the header lock, so the change applies to the header as it is now
+    /// (two writers' slot changes both stay). Returns the header written.
+    @discardableResult
+    func updateHeader(_ change: (inout VaultHeader) throws(VaultError) -> Void) throws(VaultError) -> VaultHeader {
+        let lock: FileLock
         do {
+            lock = try FileLock.open(headerLockPath)
+            try lock.lock()
+        } catch {
+            throw Self.vaultError(error)
+        }
+        defer { lock.release() }
+        var header = try readHeader()
+        try change(&header)
+        do {
+            try lock.advanceGeneration()
             try SecureFile.write(header.encoded(), to: headerPath)
         } catch {
             throw Self.vaultError(error)
         }
+        return header
     }
 
     /// The entry ids of every entry file (names that are not 64 hex digits are not entries).
@@ -81,18 +102,13 @@ public struct VaultLocation: Sendable, Equatable {
         try entryIds().count
     }
 
-    /// Removes temporary files a killed writer left behind (older than ten
-    /// minutes, so a write in progress in another process is never touched).
+    /// Removes the temporary files killed writers left behind, in the vault
+    /// directory (header) and in `entries/`. A writer in another process
+    /// holds its temporary file's lock, so its file is never touched (see
+    /// SecureFiles' TemporaryName).
     func removeStaleTemporaryFiles() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: entriesDirectory) else { return }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        for name in names where name.hasPrefix(".") && name.contains(".tmp-") {
-            let path = entriesDirectory + "/" + name
-            var info = stat()
-            guard lstat(path, &info) == 0, now.tv_sec - info.st_mtim.tv_sec > 600 else { continue }
-            unlink(path)
-        }
+        SecureFile.removeStaleTemporaryFiles(in: directory)
+        SecureFile.removeStaleTemporaryFiles(in: entriesDirectory)
     }
 
     static func vaultError(_ error: SecureFileError) -> VaultError {
