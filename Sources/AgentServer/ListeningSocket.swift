@@ -72,29 +72,35 @@ public struct ListeningSocket: Sendable {
         if ownsPath { unlink(path) }
     }
 
-    /// Creates the directory 0700 if missing; refuses one others can enter or that someone else owns.
+    /// Creates the socket's directory 0700 when it is missing. An existing one
+    /// is used as it is (never chmod-ed: it may be shared, like /tmp) when no
+    /// one but us and root can replace what is in it, the rule OpenSSH applies
+    /// to the paths it trusts (`safe_path`), plus the sticky-bit case:
+    /// - a real directory, not a symbolic link (checked with lstat);
+    /// - owned by us or by root;
+    /// - not writable by group or others, unless sticky (then others cannot
+    ///   rename or unlink our socket).
     static func prepareDirectory(_ directory: String) throws(ListenError) {
         guard !directory.isEmpty else { return }
         var info = stat()
-        if stat(directory, &info) != 0 {
-            guard errno == ENOENT else { throw .system(directory, call: "stat", errno: errno) }
-            let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
-            var parentInfo = stat()
-            guard parent.isEmpty || stat(parent, &parentInfo) == 0 else {
-                throw .system(parent, call: "stat", errno: errno)
-            }
+        if lstat(directory, &info) != 0 {
+            guard errno == ENOENT else { throw .system(directory, call: "lstat", errno: errno) }
+            // Created here, so 0700 (or less, by umask) from the start.
             guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
                 throw .system(directory, call: "mkdir", errno: errno)
             }
-            guard stat(directory, &info) == 0 else { throw .system(directory, call: "stat", errno: errno) }
+            guard lstat(directory, &info) == 0 else { throw .system(directory, call: "lstat", errno: errno) }
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { throw .unsafeDirectory(directory, reason: "it is not a directory") }
-        guard info.st_uid == getuid() else {
-            throw .unsafeDirectory(directory, reason: "it belongs to uid \(info.st_uid), not to you")
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFLNK else {
+            throw .unsafeDirectory(directory, reason: "it is a symbolic link; name the real directory")
         }
-        if info.st_mode & 0o077 != 0 {
-            // Ours but too open (e.g. created by hand): tighten it rather than fail.
-            guard chmod(directory, 0o700) == 0 else { throw .system(directory, call: "chmod", errno: errno) }
+        guard type == S_IFDIR else { throw .unsafeDirectory(directory, reason: "it is not a directory") }
+        guard info.st_uid == getuid() || info.st_uid == 0 else {
+            throw .unsafeDirectory(directory, reason: "it belongs to uid \(info.st_uid), not to you or root")
+        }
+        guard info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0 else {
+            throw .unsafeDirectory(directory, reason: "others may write to it (mode \(String(info.st_mode & 0o7777, radix: 8))) and it is not sticky, so they could replace the socket; use chmod go-w or another directory")
         }
     }
 

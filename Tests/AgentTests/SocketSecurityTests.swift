@@ -96,6 +96,86 @@ import Glibc
     }
 }
 
+/// Where `--socket` may point: the agent creates a missing directory 0700,
+/// uses an existing safe one as it is, and never changes the mode of a
+/// directory it did not create, nor follows a symbolic link to one.
+@Suite struct SocketDirectoryTests {
+    /// Runs the agent with `--socket DIRECTORY/agent.sock`; the result once it listens (then stopped) or exits.
+    static func start(in directory: String, harness: AgentHarness) throws -> (listened: Bool, standardError: String) {
+        let socket = directory + "/agent.sock"
+        let agent = try RunningProcess(try PCSCHarness.productPath("passkey-agent"), ["--foreground", "--socket", socket],
+                                       environment: harness.environment, directory: harness.home,
+                                       name: "agent-\(UUID().uuidString.prefix(8))")
+        defer { agent.stop() }
+        for _ in 0..<400 {
+            if (try? LineClient(path: socket)) != nil { return (true, agent.standardError) }
+            if agent.poll() != nil { return (false, agent.standardError) }
+            usleep(50_000)
+        }
+        throw HarnessError("the agent neither listened nor exited: \(agent.standardError)")
+    }
+
+    @Test func aMissingDirectoryIsCreatedOwnerOnly() throws {
+        let harness = try AgentHarness()
+        let directory = harness.home + "/sockets"
+        #expect(try Self.start(in: directory, harness: harness).listened)
+        #expect(AgentHarness.mode(directory) == 0o700)
+    }
+
+    /// An existing directory of ours that others may read is used as it is.
+    @Test func anExistingSafeDirectoryKeepsItsMode() throws {
+        let harness = try AgentHarness()
+        let directory = harness.home + "/shared"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        chmod(directory, 0o755)
+        let outcome = try Self.start(in: directory, harness: harness)
+        #expect(outcome.listened, "\(outcome.standardError)")
+        #expect(AgentHarness.mode(directory) == 0o755, "the agent changed the mode of a directory it did not create")
+        // Sticky and writable by all, like /tmp: others cannot replace our socket.
+        chmod(directory, 0o1777)
+        #expect(try Self.start(in: directory, harness: harness).listened)
+        #expect(AgentHarness.mode(directory) == 0o1777)
+    }
+
+    @Test func aWritableDirectoryWithoutStickyIsRefusedUnchanged() throws {
+        let harness = try AgentHarness()
+        let directory = harness.home + "/open"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        chmod(directory, 0o777)
+        let outcome = try Self.start(in: directory, harness: harness)
+        #expect(!outcome.listened)
+        #expect(outcome.standardError.contains("others may write to it"), "\(outcome.standardError)")
+        #expect(AgentHarness.mode(directory) == 0o777)
+    }
+
+    /// A symbolic link is refused, and its target is left alone.
+    @Test func aSymbolicLinkIsRefusedAndItsTargetUntouched() throws {
+        let harness = try AgentHarness()
+        let target = harness.home + "/target"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        chmod(target, 0o750)
+        let link = harness.home + "/link"
+        #expect(symlink(target, link) == 0)
+        let outcome = try Self.start(in: link, harness: harness)
+        #expect(!outcome.listened)
+        #expect(outcome.standardError.contains("symbolic link"), "\(outcome.standardError)")
+        #expect(AgentHarness.mode(target) == 0o750)
+        #expect(AgentHarness.mode(target + "/agent.sock") == nil)
+    }
+
+    @Test func anotherUsersDirectoryIsRefused() throws {
+        let harness = try AgentHarness()
+        let directory = harness.home + "/theirs"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        chmod(directory, 0o755)
+        #expect(chown(directory, 65534, 65534) == 0)
+        let outcome = try Self.start(in: directory, harness: harness)
+        #expect(!outcome.listened)
+        #expect(outcome.standardError.contains("belongs to uid 65534"), "\(outcome.standardError)")
+        #expect(AgentHarness.mode(directory) == 0o755)
+    }
+}
+
 /// Runs a command as uid/gid 65534 (nobody) through setpriv. Needs root
 /// (CI runs as root) or passwordless sudo; anything else fails the test
 /// loudly rather than skipping it.
