@@ -4,7 +4,9 @@
 /// make the agent buffer without bound. The agent's NIO decoder and the
 /// libFuzzer target both drive this type.
 public struct LineFramer: Sendable {
-    public struct LineTooLong: Error, Sendable {}
+    public struct LineTooLong: Error, Sendable {
+        @inlinable public init() {}
+    }
 
     /// One line found in the input.
     public struct Frame: Sendable, Equatable {
@@ -12,12 +14,17 @@ public struct LineFramer: Sendable {
         public var length: Int
         /// Bytes to drop from the input: the line, its `\r` if any, and the `\n`.
         public var consumed: Int
+
+        @inlinable public init(length: Int, consumed: Int) {
+            self.length = length
+            self.consumed = consumed
+        }
     }
 
     public let maxLength: Int
     /// Bytes of the pending input already searched for a newline, so a long
     /// partial line is scanned once, not again on every read.
-    private var scanned = 0
+    @usableFromInline var scanned = 0
 
     public init(maxLength: Int) { self.maxLength = max(0, maxLength) }
 
@@ -25,7 +32,9 @@ public struct LineFramer: Sendable {
     /// nil until its newline arrives. After a frame, the caller drops
     /// `consumed` bytes before the next call; between calls without a frame,
     /// it only appends to `input`.
-    public mutating func nextFrame<Bytes: Collection>(in input: Bytes) throws(LineTooLong) -> Frame? where Bytes.Element == UInt8 {
+    // Inlinable so the agent's byte-buffer view gets a specialised scan
+    // rather than one generic call per byte across the module boundary.
+    @inlinable public mutating func nextFrame<Bytes: Collection>(in input: Bytes) throws(LineTooLong) -> Frame? where Bytes.Element == UInt8 {
         let count = input.count
         let resume = min(scanned, count)
         if let newline = input.dropFirst(resume).firstIndex(of: UInt8(ascii: "\n")) {
@@ -43,7 +52,7 @@ public struct LineFramer: Sendable {
 
     /// At end of input: what is left without a newline is still one last line
     /// when it fits (a client may omit the final newline).
-    public mutating func lastFrame<Bytes: Collection>(in input: Bytes) throws(LineTooLong) -> Frame? where Bytes.Element == UInt8 {
+    @inlinable public mutating func lastFrame<Bytes: Collection>(in input: Bytes) throws(LineTooLong) -> Frame? where Bytes.Element == UInt8 {
         scanned = 0
         let count = input.count
         guard count > 0 else { return nil }
@@ -53,7 +62,7 @@ public struct LineFramer: Sendable {
     }
 
     /// The length of the first `end` bytes without one trailing `\r`.
-    private static func withoutCR<Bytes: Collection>(_ input: Bytes, end: Int) -> Int where Bytes.Element == UInt8 {
+    @inlinable static func withoutCR<Bytes: Collection>(_ input: Bytes, end: Int) -> Int where Bytes.Element == UInt8 {
         guard end > 0 else { return 0 }
         let last = input.index(input.startIndex, offsetBy: end - 1)
         return input[last] == UInt8(ascii: "\r") ? end - 1 : end
