@@ -75,6 +75,9 @@ public final class AgentConnection {
                 await answer(progress, interaction: interaction)
                 continue
             }
+            // An error with no id is about the connection, not one request
+            // (too many connections, a line the agent could not read): ours.
+            if message.id == nil, let error = message.error { throw AgentError(rpcError: error) }
             guard message.id == id else { continue }
             if let error = message.error { throw AgentError(rpcError: error) }
             do { return try (message.result ?? .null).decode(as: M.Result.self) } catch {

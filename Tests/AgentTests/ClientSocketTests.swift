@@ -81,6 +81,26 @@ import Glibc
     }
 }
 
+/// The CLI against the real agent when every connection slot is taken.
+@Suite struct ClientRefusedTests {
+    /// The agent's `too_many_connections` line (id null) reaches the person
+    /// as what it is, not as "the agent closed the connection".
+    @Test func theCLIReportsTooManyConnections() throws {
+        let harness = try AgentHarness()
+        try harness.start()
+        var held: [LineClient] = []
+        for n in 0..<ConnectionBurstTests.limit {
+            let client = try harness.connect()
+            #expect(try client.call(n, "agent.status").result != nil)
+            held.append(client)
+        }
+        let status = try harness.passkey(["status"], timeout: 60)
+        #expect(status.status == 1, "exit \(status.status): \(status.standardError)")
+        #expect(status.standardError.contains("already serves"), "\(status.standardError)")
+        held.removeAll()
+    }
+}
+
 /// A listening socket a test holds (and may never serve).
 final class Listener: @unchecked Sendable {
     let fd: Int32
