@@ -4,7 +4,11 @@ import SecureFiles
 /// (a crash leaves the old state or the new, never a torn one), 0600 in a
 /// directory that must stay 0700, since the file holds the app's secret.
 ///
-/// A lock file (flock) keeps a second devserver off the same directory.
+/// A lock file (flock), held for the devserver's whole run, keeps a second
+/// devserver off the same directory: the store lives in memory and is
+/// written whole after each change, so two servers on one file would undo
+/// each other's writes, and there is nothing sound to merge (see
+/// docs/DEVSERVER.md). Temporary files a crashed server left go at start.
 final class StateFile: Sendable {
     static let fileName = "devserver.json"
     static let lockName = "devserver.lock"
@@ -28,6 +32,7 @@ final class StateFile: Sendable {
         }
         guard let lock else { throw .dataDirectoryInUse(path: directory) }
         self.lock = lock
+        SecureFile.removeStaleTemporaryFiles(in: directory, target: Self.fileName)
     }
 
     /// Lets another devserver take the directory once this one has stopped.
