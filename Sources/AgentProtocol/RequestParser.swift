@@ -21,14 +21,22 @@ public enum RequestParser {
         var params: JSONValue?
     }
 
-    /// Deeper nesting than any method's params need. The limit is checked
-    /// before decoding: `JSONValue`'s decoder costs time quadratic in the
-    /// depth (a 1 KB line 500 levels deep takes a second of the I/O thread).
+    /// Deeper nesting than any method's params need. `JSONValue`'s decoder
+    /// costs time quadratic in the depth (a 1 KB line 500 levels deep takes a
+    /// second of the I/O thread), so the limit is checked before decoding.
     public static let maxNestingDepth = 64
+    /// More arrays, objects, elements and members than any method's params
+    /// hold. Decoding costs about 3 µs per value (a 1 MiB line of `{}`s, a
+    /// second), so this bounds one line's cost at tens of milliseconds.
+    public static let maxValues = 10_000
 
     public static func parse(_ line: Data) -> Outcome {
-        guard nestingDepth(of: line, exceeds: maxNestingDepth) == false else {
+        switch JSONShape.scan(line, maxDepth: maxNestingDepth, maxValues: maxValues) {
+        case .tooDeep:
             return .failure(id: nil, AgentError(.invalidRequest, "the request nests deeper than \(maxNestingDepth) levels"))
+        case .tooManyValues:
+            return .failure(id: nil, AgentError(.invalidRequest, "the request holds more than \(maxValues) values"))
+        case .withinLimits: break
         }
         let decoder = JSONDecoder()
         if let shape = try? decoder.decode(Shape.self, from: line), shape.jsonrpc == "2.0" {
@@ -55,29 +63,6 @@ public enum RequestParser {
 
     public static func parse(bytes: some Sequence<UInt8>) -> Outcome {
         parse(Data(bytes))
-    }
-
-    /// Whether arrays and objects nest deeper than `limit` in `line`, counting
-    /// brackets outside strings. Invalid JSON is left to the decoder.
-    static func nestingDepth(of line: Data, exceeds limit: Int) -> Bool {
-        var depth = 0, inString = false, escaped = false
-        for byte in line {
-            if inString {
-                if escaped { escaped = false }
-                else if byte == UInt8(ascii: "\\") { escaped = true }
-                else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                if depth > limit { return true }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-            default: break
-            }
-        }
-        return false
     }
 
     /// The id of a request that is otherwise malformed, so its answer can

@@ -66,6 +66,24 @@ import Glibc
         #expect(try client.call(2, "agent.status", params: "{\"a\":" + String(repeating: "[", count: 60) + String(repeating: "]", count: 60) + "}").result != nil)
     }
 
+    /// A line of very many small values is refused before it is decoded (a
+    /// MiB of `{}`s costs a second of the thread that serves other clients);
+    /// a request within the limit is served.
+    @Test func tooManyValuesAreRefusedBeforeDecoding() throws {
+        let harness = try AgentHarness()
+        try harness.start()
+        let client = try harness.connect()
+        for (n, element) in ["{}", "0", "[]", "\"\""].enumerated() {
+            let many = "{\"a\":[" + Array(repeating: element, count: 10_001).joined(separator: ",") + "]}"
+            let answer = try client.call(n + 1, "agent.status", params: many)
+            #expect(answer.errorKind == "invalid_request", "10,001 × \(element): \(answer.errorKind ?? "a result")")
+        }
+        let fewer = "{\"a\":[" + Array(repeating: "0", count: 9_000).joined(separator: ",") + "]}"
+        #expect(try client.call(9, "agent.status", params: fewer).result != nil)
+        let commasInAString = "{\"a\":\"" + String(repeating: ",", count: 50_000) + "\"}"
+        #expect(try client.call(10, "agent.status", params: commasInAString).result != nil)
+    }
+
     /// A `\r\n` line end is one line; a line of exactly the limit is served.
     @Test func crlfLinesAndEmptyLinesAreServed() throws {
         let harness = try AgentHarness()
