@@ -10,8 +10,9 @@ final class RegistrationWorkload: FaultWorkload, @unchecked Sendable {
     static let rpId = "fault.example"
     static let users = 40
     /// Credentials checked per verification besides the newest: a lost state
-    /// write loses every credential at once, so a sample finds it.
-    static let sampled = 6
+    /// write loses every credential at once, so a sample finds it. The final
+    /// verification checks them all.
+    var sampled = 6
 
     private var nextUser = 0
     /// User → the id of the credential the agent acknowledged for it.
@@ -78,19 +79,29 @@ final class RegistrationWorkload: FaultWorkload, @unchecked Sendable {
 
     override func verify(_ client: LineClient) {
         let (known, pending) = locked { (credentials, inFlightUser) }
-        // The newest acknowledged registration, plus a random sample of the rest.
+        // The newest acknowledged registration and the user of the one in
+        // flight (it may have replaced that user's credential: checked now,
+        // or a later check would take the replacement for a loss), plus a
+        // random sample of the rest.
         let newest = locked { (nextUser + Self.users - (inFlightUser == nil ? 1 : 2)) % Self.users }
-        var users = Set(known.keys.filter { $0 == newest })
-        let others = known.keys.filter { $0 != newest }
-        users.formUnion(others.shuffled(using: &sampler).prefix(Self.sampled))
+        let always = Set([newest] + (pending.map { [$0] } ?? []))
+        var users = Set(known.keys.filter(always.contains))
+        let others = known.keys.filter { !always.contains($0) }
+        users.formUnion(others.shuffled(using: &sampler).prefix(sampled))
         for (index, user) in users.sorted().enumerated() {
             guard let id = known[user] else { continue }
             tally.checkedCredentials(1)
             let options = WebAuthnFixtures.requestOptions(rpId: Self.rpId, allow: [id])
             let params = "{\"options\":\(options),\"origin\":\"\(Self.origin)\",\"device\":\(Self.device)}"
-            switch Self.answer(client, 400 + index, "webauthn.get", params) {
+            switch Self.answer(client, 400 + index, "webauthn.get", params, timeout: 10) {
             case .success(let result):
                 see(Self.signCount(result), "assertion by user\(user)'s credential")
+            case .failure(let error) where error.description.hasPrefix("no answer"):
+                // The device is stuck for the rest of this agent's life: the next restart frees it.
+                tally.fail(.requestHung, "webauthn.get of user\(user)'s credential after a kill during registrations, "
+                           + "\(index) checks in: \(error.description)")
+                locked { inFlightUser = nil }
+                return
             case .failure(let error):
                 // A registration for the same user in flight at the kill may have replaced it.
                 if user == pending && error.description.hasPrefix("no_credentials") {

@@ -12,6 +12,7 @@ final class FaultTally: @unchecked Sendable {
         case temporaryFileLeft = "temporary file left"
         case badKeySlots = "key slots wrong"
         case agentDidNotRecover = "agent did not recover"
+        case requestHung = "request hung"
     }
 
     private let lock = NSLock()

@@ -30,17 +30,18 @@ import Glibc
         try agent.initializeVault()
         let socket = agent.harness.socketPath
         let tally = FaultTally()
+        let registrations = RegistrationWorkload(socketPath: socket, tally: tally)
         let workloads: [FaultWorkload] = [
             TokenPutWorkload(socketPath: socket, tally: tally),
             RotationWorkload(socketPath: socket, tally: tally, endpoint: endpoint),
             KeySlotWorkload(socketPath: socket, tally: tally, secondKey: agent.harness.home + "/second-key.json"),
-            RegistrationWorkload(socketPath: socket, tally: tally),
+            registrations,
         ]
         let setUp = try agent.harness.connect()
         for workload in workloads { try workload.setUp(setUp) }
 
         var leftovers: Set<String> = []
-        for _ in 0..<kills {
+        for round in 1...max(1, kills) where kills > 0 {
             let workload = workloads[Int.random(in: 0..<workloads.count, using: &generator)]
             workload.start()
             usleep(UInt32.random(in: workload.killWindow, using: &generator))
@@ -61,6 +62,7 @@ import Glibc
             checkEveryEntryOpens(client, tally)
             workload.verify(client)
             leftovers.formUnion(temporaryFiles(under: agent.harness.home))
+            if round % 100 == 0 { print("fault-injection: progress \(round) of \(kills) kills, \(tally.failures.count) failures") }
         }
         tally.temporaryFilesSeen = leftovers.count
 
@@ -73,6 +75,7 @@ import Glibc
             let client = try agent.harness.connect()
             let unlock = "{\"slot\":\"fido2\",\"device\":{\"device\":\"virtual\"}}"
             if case .failure(let error) = FaultWorkload.answer(client, 1, "agent.unlock", unlock) { throw error }
+            registrations.sampled = RegistrationWorkload.users
             for workload in workloads { workload.verify(client) }
         } catch {
             tally.fail(.agentDidNotRecover, "at the final restart: \(error)")
