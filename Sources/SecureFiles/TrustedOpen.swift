@@ -11,6 +11,12 @@ public enum FileTrust: Sendable {
     /// As `ownedByUs`, and closed to group and others altogether (mode 0600
     /// or stricter): for files that hold secrets in the clear.
     case privateToUs
+    /// A configuration file, read the way ssh reads ~/.ssh/config: it may be
+    /// a symlink (dotfile managers make those) and root may own it, but it
+    /// must end at a regular file nobody else may change — it names devices,
+    /// state files and servers, so another user able to change it could
+    /// redirect them.
+    case configuration
 }
 
 /// The one way files in our directories are opened for reading.
@@ -25,7 +31,8 @@ enum TrustedOpen {
     /// A descriptor for reading `path` (O_CLOEXEC, blocking again), or nil
     /// when the file does not exist.
     static func forReading(_ path: String, trust: FileTrust, limit: Int) throws(SecureFileError) -> Int32? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let noFollow = trust == .configuration ? 0 : O_NOFOLLOW
+        let descriptor = open(path, O_RDONLY | noFollow | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         if descriptor < 0 {
             let code = errno
             if code == ENOENT { return nil }
@@ -52,7 +59,7 @@ enum TrustedOpen {
             throw .notPrivate(path: path, reason: "it is \(describe(kind)), not a regular file")
         }
         let me = geteuid()
-        guard info.st_uid == me else {
+        guard info.st_uid == me || (trust == .configuration && info.st_uid == 0) else {
             throw .notPrivate(path: path, reason: "it is owned by uid \(info.st_uid), not by this user (uid \(me))")
         }
         guard info.st_mode & 0o022 == 0 else {

@@ -54,6 +54,23 @@ import Testing
         #expect(refusal(path, trust: .privateToUs) == .notPrivate(path: path, reason: "mode 640 lets other users read it; run chmod 600 on it"))
     }
 
+    @Test(.timeLimit(.minutes(1))) func aConfigurationFileMayBeASymlinkOrRootsButNeverAFIFOOrChangeableByOthers() throws {
+        try SecureDirectory.create(directory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try SecureFile.write(Array("a = 1".utf8), to: directory + "/dotfiles.toml")
+        let link = directory + "/config.toml"
+        #expect(symlink(directory + "/dotfiles.toml", link) == 0)
+        #expect(try SecureFile.read(link, limit: 100, trust: .configuration) == Array("a = 1".utf8))
+        #expect(chmod(directory + "/dotfiles.toml", 0o664) == 0)
+        #expect(refusal(link, trust: .configuration) == .notPrivate(path: link, reason: "mode 664 lets other users change it; run chmod 600 on it"))
+        #expect(chown(directory + "/dotfiles.toml", 65534, 65534) == 0)
+        #expect(chmod(directory + "/dotfiles.toml", 0o644) == 0)
+        #expect(refusal(link, trust: .configuration) == .notPrivate(path: link, reason: "it is owned by uid 65534, not by this user (uid \(geteuid()))"))
+        #expect(mkfifo(directory + "/fifo.toml", 0o600) == 0)
+        #expect(refusal(directory + "/fifo.toml", trust: .configuration)
+                == .notPrivate(path: directory + "/fifo.toml", reason: "it is a FIFO, not a regular file"))
+    }
+
     @Test func aFileLargerThanTheLimitIsRefusedBeforeReading() throws {
         try SecureDirectory.create(directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
