@@ -53,7 +53,11 @@ public final class AgentConnection {
         } catch {
             throw AgentError(.internal, "could not encode the request")
         }
-        guard socket.write(request + [UInt8(ascii: "\n")], deadline: .now + Self.writeTimeout) else { throw lost() }
+        guard socket.write(request + [UInt8(ascii: "\n")], deadline: .now + Self.writeTimeout) else {
+            // The agent may have refused the connection (one error line, then
+            // close) before the request went out: that line says why.
+            throw connectionError() ?? lost()
+        }
         let patience = ResponseDeadline.forMethod(M.name)
         let deadline = ContinuousClock.now + patience
         while true {
@@ -111,6 +115,14 @@ public final class AgentConnection {
         guard let value = try? JSONValue(encoding: params),
               let line = try? JSONEncoder().encode(RPCNotification(method: method, params: value)) else { return }
         _ = socket.write(Array(line) + [UInt8(ascii: "\n")], deadline: .now + Self.writeTimeout)
+    }
+
+    /// An error line with id null the agent already sent, if any (read without waiting).
+    private func connectionError() -> AgentError? {
+        guard let line = try? socket.readLine(deadline: .now),
+              let message = try? JSONDecoder().decode(Incoming.self, from: Data(line)),
+              message.id == nil, let error = message.error else { return nil }
+        return AgentError(rpcError: error)
     }
 
     private func lost() -> AgentError {
