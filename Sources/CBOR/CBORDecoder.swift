@@ -124,8 +124,21 @@ private final class DecodeContext {
         emit(value)
     }
 
+    /// libcbor hands lengths over as `size_t`, which Swift sees as `Int`: a
+    /// length of 2^63 or more arrives negative. libcbor already refuses a
+    /// length longer than its input; this keeps that promise checked here.
+    private func stringLengthFits(_ length: Int) -> Bool {
+        if length < 0 || length > bytesLeft { fail(.truncated); return false }
+        return true
+    }
+
+    func bytes(_ pointer: UnsafePointer<UInt8>?, _ length: Int) {
+        guard error == nil, stringLengthFits(length), count() else { return }
+        emit(.bytes(Array(UnsafeBufferPointer(start: pointer, count: length))))
+    }
+
     func text(_ pointer: UnsafePointer<UInt8>?, _ length: Int) {
-        guard error == nil, count() else { return }
+        guard error == nil, stringLengthFits(length), count() else { return }
         let bytes = UnsafeBufferPointer(start: pointer, count: length)
         guard let string = String(validating: bytes, as: UTF8.self) else {
             fail(.invalidUTF8); return
@@ -136,6 +149,10 @@ private final class DecodeContext {
     func startContainer(isMap: Bool, size: Int) {
         guard error == nil, count() else { return }
         if stack.count + 1 > limits.maxDepth { fail(.tooDeep(limit: limits.maxDepth)); return }
+        // libcbor hands counts over as `size_t`, which Swift sees as `Int`: a
+        // count of 2^63 or more arrives negative, and is a lie like any count
+        // larger than the input.
+        guard size >= 0 else { fail(.truncated); return }
         // Every element needs at least one byte: a larger count is a lie.
         let (elements, overflow) = isMap ? size.multipliedReportingOverflow(by: 2) : (size, false)
         if overflow || elements > bytesLeft { fail(.truncated); return }
@@ -171,9 +188,7 @@ private final class DecodeContext {
         c.negint16 = { ctx, v in from(ctx).scalar(.negative(UInt64(v))) }
         c.negint32 = { ctx, v in from(ctx).scalar(.negative(UInt64(v))) }
         c.negint64 = { ctx, v in from(ctx).scalar(.negative(v)) }
-        c.byte_string = { ctx, p, n in
-            from(ctx).scalar(.bytes(Array(UnsafeBufferPointer(start: p, count: n))))
-        }
+        c.byte_string = { ctx, p, n in from(ctx).bytes(p, n) }
         c.string = { ctx, p, n in from(ctx).text(p, n) }
         c.array_start = { ctx, n in from(ctx).startContainer(isMap: false, size: n) }
         c.map_start = { ctx, n in from(ctx).startContainer(isMap: true, size: n) }
