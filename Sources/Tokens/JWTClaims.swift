@@ -22,8 +22,11 @@ public struct JWTClaims: Codable, Sendable, Equatable {
         subject = claims.sub
         issuer = claims.iss
         audience = claims.aud?.values ?? []
-        expiresAt = claims.exp.map { Int64($0) }
-        issuedAt = claims.iat.map { Int64($0) }
+        // Any JSON number, saturated rather than refused: an `exp` of -1e300
+        // still reads as long expired (so the token is refreshed), 1e300 as
+        // far future, and neither traps.
+        expiresAt = claims.exp.flatMap(OutsideSeconds.whole).map(OutsideSeconds.instant)
+        issuedAt = claims.iat.flatMap(OutsideSeconds.whole).map(OutsideSeconds.instant)
     }
 
     private struct RawClaims: Decodable {

@@ -26,7 +26,7 @@ public enum TokenDocument {
         return TokenSet(accessToken: response.accessToken, tokenType: response.tokenType,
                         refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope,
                         expiresAt: response.expiry(now: now), issuer: issuer, clientId: clientId,
-                        tokenEndpoint: endpoint, updatedAt: now)
+                        tokenEndpoint: endpoint, updatedAt: OutsideSeconds.instant(now))
     }
 }
 

@@ -49,7 +49,7 @@ public struct TokenRefresher: Sendable {
         updated.refreshToken = fresh.refreshToken ?? tokens.refreshToken
         updated.idToken = fresh.idToken ?? tokens.idToken
         updated.scope = fresh.scope ?? tokens.scope
-        updated.updatedAt = issued
+        updated.updatedAt = OutsideSeconds.instant(issued)
         return updated
     }
 }

@@ -27,7 +27,7 @@ public struct TokenResponse: Sendable, Equatable {
     /// When the access token expires: `expires_in` after `now`, else the
     /// access token's own `exp` claim when it is a JWT, else unknown.
     func expiry(now: Int64) -> Int64? {
-        if let expiresIn { return now + expiresIn }
+        if let expiresIn { return OutsideSeconds.instant(expiresIn, after: now) }
         return JWTClaims(jwt: accessToken)?.expiresAt
     }
 
@@ -71,12 +71,17 @@ public struct TokenResponse: Sendable, Equatable {
             error = try text(.error)
             error_description = try text(.error_description)
             // Some servers send expires_in as a string; RFC 6749 says a number.
+            // Either may be beyond Int64 (a lifetime of 1e300 s): it saturates,
+            // and `expiry(now:)` adds it to the clock without overflowing.
             if container.contains(.expires_in), try !container.decodeNil(forKey: .expires_in) {
-                if let number = try? container.decode(Double.self, forKey: .expires_in), number.isFinite,
-                   abs(number) < 1e15 {
-                    expires_in = Int64(number)
-                } else if let string = try? container.decode(String.self, forKey: .expires_in), let number = Int64(string) {
-                    expires_in = number
+                if let exact = try? container.decode(Int64.self, forKey: .expires_in) {
+                    expires_in = exact
+                } else if let number = try? container.decode(Double.self, forKey: .expires_in),
+                          let seconds = OutsideSeconds.whole(number) {
+                    expires_in = seconds
+                } else if let string = try? container.decode(String.self, forKey: .expires_in),
+                          let seconds = OutsideSeconds.whole(string) {
+                    expires_in = seconds
                 } else {
                     throw DecodingError.dataCorruptedError(forKey: .expires_in, in: container,
                                                            debugDescription: "should be a number of seconds")

@@ -9,7 +9,8 @@ public struct TokenSet: Codable, Sendable, Equatable {
     public var refreshToken: String?
     public var idToken: String?
     public var scope: String?
-    /// When the access token expires, in seconds since 1970 (UTC); nil when the server did not say.
+    /// When the access token expires, in seconds since 1970 (UTC); nil when
+    /// the server did not say. Within ±(2^53 - 1) (`OutsideSeconds.latest`).
     public var expiresAt: Int64?
     public var issuer: String
     public var clientId: String
@@ -35,9 +36,14 @@ public struct TokenSet: Codable, Sendable, Equatable {
     /// Whether the access token still lasts `seconds` from `now`. A token
     /// whose server gave no lifetime is taken as valid: there is nothing to
     /// judge it by, and refreshing it on every request would hammer the server.
+    /// `expiresAt` comes from outside (a server, a JWT, a stored entry) and
+    /// may be anything from -2^63 to 2^63-1: the difference is taken without
+    /// overflow, and one too large for `Int64` is far past or far future.
     public func isValid(for seconds: Int, now: Int64) -> Bool {
         guard let expiresAt else { return true }
-        return expiresAt - now >= Int64(seconds)
+        let (remaining, overflow) = expiresAt.subtractingReportingOverflow(now)
+        if overflow { return expiresAt > now }
+        return remaining >= Int64(clamping: seconds)
     }
 
     /// The claims of the ID token (or, failing that, of a JWT access token), for display.
@@ -58,6 +64,10 @@ public struct TokenSet: Codable, Sendable, Equatable {
         } catch {
             throw .damagedTokenSet(account: account, reason: "not a token set")
         }
+        // An entry written before times were bounded (or by someone else)
+        // may hold any Int64: bounded as new ones are, so it can be shown.
+        expiresAt = expiresAt.map(OutsideSeconds.instant)
+        updatedAt = OutsideSeconds.instant(updatedAt)
     }
 
     /// Seconds since 1970 now.
