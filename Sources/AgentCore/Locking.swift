@@ -8,7 +8,7 @@ extension CoreServices {
 
     /// `passkey-agent --idle-timeout SECONDS`: overrides `[agent] idle-timeout`
     /// of config.toml for the vault's idle lock (0: never lock for inactivity;
-    /// longer than a year: a year, see `VaultService.maximumIdleTimeout`).
+    /// longer than ten years: ten years, see `VaultService.maximumIdleTimeout`).
     public func overrideVaultIdleTimeout(seconds: Int?) {
         guard let seconds else { return }
         idleTimeoutOverride.withLock { $0 = seconds }

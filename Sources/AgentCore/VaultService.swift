@@ -30,11 +30,27 @@ final class VaultService: Sendable {
     init(location: VaultLocation, idleTimeout: Duration?, runningAsAgent: Bool) {
         self.location = location
         self.runningAsAgent = runningAsAgent
-        self.idleTimeout = Mutex(idleTimeout.flatMap { $0 > .zero ? $0 : nil })
+        self.idleTimeout = Mutex(Self.effectiveIdleTimeout(idleTimeout))
+    }
+
+    /// The longest idle timeout kept: ten years, which is "never" for a
+    /// running agent, and the most `passkey-agent --idle-timeout` accepts.
+    /// config.toml (read at start and on every change) can say more
+    /// (`idle-timeout = 9223372036854775807`): that is cut to this, because
+    /// the timer's deadline, `now + timeout`, must stay an instant the clock
+    /// can sleep until — past 2^63 s the concurrency runtime traps
+    /// converting it, and the agent would die at the first unlock.
+    static let maximumIdleTimeout = Duration.seconds(10 * 365 * 86_400)
+
+    /// nil for nil, zero or negative (never lock for inactivity); else at most ten years.
+    static func effectiveIdleTimeout(_ timeout: Duration?) -> Duration? {
+        guard let timeout, timeout > .zero else { return nil }
+        return min(timeout, maximumIdleTimeout)
     }
 
     /// The vault under the agent's data directory; the idle timeout from
-    /// `[agent] idle-timeout` in config.toml (default 15 minutes; 0: never).
+    /// `[agent] idle-timeout` in config.toml (default 15 minutes; 0: never;
+    /// at most `maximumIdleTimeout`).
     convenience init(paths: AgentPaths, settings: Settings, runningAsAgent: Bool) {
         let seconds = settings.agent.idleTimeoutSeconds ?? Self.defaultIdleTimeoutSeconds
         self.init(location: VaultLocation(dataDirectory: paths.dataDirectory),
@@ -49,7 +65,7 @@ final class VaultService: Sendable {
     }
 
     func setIdleTimeout(_ timeout: Duration?) {
-        idleTimeout.withLock { $0 = timeout.flatMap { $0 > .zero ? $0 : nil } }
+        idleTimeout.withLock { $0 = Self.effectiveIdleTimeout(timeout) }
         let generation = state.withLock { $0.open == nil ? nil : $0.generation }
         if let generation { restartIdleTimer(generation: generation) }
     }
