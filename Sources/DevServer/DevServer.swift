@@ -1,4 +1,7 @@
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import Logging
 import NIOCore
@@ -79,7 +82,28 @@ public enum DevServer {
         return logger
     }
 
+    /// A listen address that can only mean this machine: `localhost`, an
+    /// IPv4 literal in 127.0.0.0/8 as four decimal octets, or `::1` (any
+    /// spelling inet_pton reads as it). A name that merely starts with
+    /// "127." (`127.evil.example`) is a DNS name that can point anywhere,
+    /// and other spellings of 127.0.0.1 (`127.1`, `0x7f.1`, `2130706433`)
+    /// are refused rather than interpreted.
+    /// The same rule as `Tokens`' `Endpoint.isLoopback(host:)`, written out
+    /// twice because DevServer must not depend on Tokens (nor Tokens on
+    /// DevServer) and no lower target both use could hold it.
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host.lowercased() == "localhost" { return true }
+        if host.contains(":") {
+            var address = in6_addr()
+            guard inet_pton(AF_INET6, host, &address) == 1 else { return false }
+            return withUnsafeBytes(of: &address) { Array($0) } == [UInt8](repeating: 0, count: 15) + [1]
+        }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4 else { return false }
+        for octet in octets {
+            guard (1...3).contains(octet.utf8.count), octet.utf8.allSatisfy({ (48...57).contains($0) }),
+                  octet == "0" || !octet.hasPrefix("0"), let value = Int(octet), value <= 255 else { return false }
+        }
+        return octets[0] == "127"
     }
 }

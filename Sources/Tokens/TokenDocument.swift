@@ -13,38 +13,19 @@ public enum TokenDocument {
         }
         let response = try TokenResponse.parse(body) { .invalidInput($0) }
         guard let issuer = body.issuer, !issuer.isEmpty else { throw .invalidInput("`issuer` is missing (the OpenID issuer URL)") }
-        guard Endpoint.isUsable(issuer) else {
-            throw .invalidInput("`issuer` must be an https:// URL (http:// only on loopback), not \"\(issuer.prefix(100))\"")
+        if let problem = Endpoint.problem(issuer) {
+            throw .invalidInput("`issuer` must be an https:// URL (http:// only on loopback), not \"\(Endpoint.shown(issuer))\": \(problem)")
         }
         guard let clientId = body.client_id, !clientId.isEmpty else { throw .invalidInput("`client_id` is missing") }
         guard let endpoint = body.token_endpoint, !endpoint.isEmpty else {
             throw .invalidInput("`token_endpoint` is missing (where refresh requests go)")
         }
-        guard Endpoint.isUsable(endpoint) else {
-            throw .invalidInput("`token_endpoint` must be an https:// URL (http:// only on loopback), not \"\(endpoint.prefix(100))\"")
+        if let problem = Endpoint.problem(endpoint) {
+            throw .invalidInput("`token_endpoint` must be an https:// URL (http:// only on loopback), not \"\(Endpoint.shown(endpoint))\": \(problem)")
         }
         return TokenSet(accessToken: response.accessToken, tokenType: response.tokenType,
                         refreshToken: response.refreshToken, idToken: response.idToken, scope: response.scope,
                         expiresAt: response.expiry(now: now), issuer: issuer, clientId: clientId,
                         tokenEndpoint: endpoint, updatedAt: OutsideSeconds.instant(now))
-    }
-}
-
-/// Which URLs tokens may be sent to: https, or plain http to this machine
-/// (a development server on loopback, as RFC 8252 allows for redirects).
-enum Endpoint {
-    static func isUsable(_ url: String) -> Bool {
-        let lower = url.lowercased()
-        if lower.hasPrefix("https://") { return lower.count > "https://".count }
-        guard lower.hasPrefix("http://") else { return false }
-        let rest = lower.dropFirst("http://".count)
-        let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let name: Substring
-        if host.hasPrefix("[") {
-            name = host.prefix { $0 != "]" }.dropFirst()
-        } else {
-            name = host.prefix { $0 != ":" }
-        }
-        return name == "localhost" || name == "::1" || name.hasPrefix("127.")
     }
 }

@@ -14,8 +14,10 @@ public struct TokenRefresher: Sendable {
     public func refresh(_ tokens: TokenSet, account: String, now: @Sendable () -> Int64 = TokenSet.now) async throws(TokenError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken(account: account) }
         let url = tokens.tokenEndpoint
-        guard Endpoint.isUsable(url) else {
-            throw .malformedResponse(url: url, reason: "the stored token endpoint is not an https:// URL")
+        // Entries stored before the check was strict may hold any URL: it is
+        // checked again before a refresh token is sent to it.
+        if let problem = Endpoint.problem(url) {
+            throw .malformedResponse(url: Endpoint.shown(url), reason: "the stored token endpoint cannot be used: \(problem)")
         }
         let response: HTTPTransport.Response
         do {
