@@ -11,7 +11,10 @@ import Glibc
 /// docs/BENCHMARKS.md says what each figure means and records the results.
 struct BenchCommand: ParsableCommand {
     enum Group: String, CaseIterable, ExpressibleByArgument {
-        case authenticator, ceremony, agent, cli, vault
+        case authenticator, ceremony, agent, cli, vault, soak
+
+        /// What a run without --group measures: the soak runs only when asked for.
+        static let byDefault = allCases.filter { $0 != .soak }
     }
 
     static let configuration = CommandConfiguration(
@@ -27,14 +30,17 @@ struct BenchCommand: ParsableCommand {
         `agent` (agent.status round trips and throughput against a real passkey-agent), `cli` \
         (`passkey status` as a whole process beside `ssh-add -l`), `vault` (unlock with a PIV card \
         through pcscd + vpcd + passkey-vcard and with the virtual authenticator's hmac-secret, \
-        token.get at 10, 1,000 and 10,000 accounts, size per account, agent memory).
+        token.get at 10, 1,000 and 10,000 accounts, size per account, agent memory), `soak` (only \
+        when asked for: --soak-clients clients on the agent's socket for --soak-seconds, half of them \
+        misbehaving, while the others keep asking for tokens; their latency and failures, and the \
+        agent's sockets and memory against its baseline).
 
         Prints a table (or --json); docs/BENCHMARKS.md explains each figure. Exits 0 when every \
         group ran, whether or not the aims were met; a part that cannot run here (the PIV unlock \
         without pcscd and the vpcd driver) is listed as not available, with the reason.
         """)
 
-    @Option(name: .long, help: "Run only this group (repeatable): authenticator, ceremony, agent, cli, vault.")
+    @Option(name: .long, help: "Run only this group (repeatable): authenticator, ceremony, agent, cli, vault, soak.")
     var group: [Group] = []
 
     @Option(name: .long, help: "Timed iterations per authenticator operation and per ceremony floor.")
@@ -60,6 +66,15 @@ struct BenchCommand: ParsableCommand {
 
     @Option(name: .long, help: "Seconds the throughput run lasts (after 0.5 s of warm-up).")
     var seconds = 3.0
+
+    @Option(name: .long, help: "Concurrent clients in the soak, half of them misbehaving (soak group).")
+    var soakClients = 1_000
+
+    @Option(name: .long, help: "Seconds the soak lasts (soak group).")
+    var soakSeconds = 30.0
+
+    @Option(name: .long, help: "Only this misbehaviour in the soak (repeatable): slow-writer, half-line, never-reads, flood.")
+    var soakMisbehaviour: [SoakClients.Misbehaviour] = []
 
     @Option(name: .long, help: "Runs of each whole-process command.")
     var runs = 50
@@ -89,6 +104,8 @@ struct BenchCommand: ParsableCommand {
         }
         guard (1...1000).contains(connections) else { throw ValidationError("--connections must be 1…1000") }
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be more than 0 and at most 600") }
+        guard (2...4_000).contains(soakClients) else { throw ValidationError("--soak-clients must be 2…4000") }
+        guard soakSeconds > 0, soakSeconds <= 600 else { throw ValidationError("--soak-seconds must be more than 0 and at most 600") }
         for variant in cliVariant where Self.parseVariant(variant) == nil {
             throw ValidationError("--cli-variant takes NAME=PATH, not \"\(variant)\"")
         }
@@ -101,7 +118,7 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let groups = Set(group.isEmpty ? Group.allCases : group)
+        let groups = Set(group.isEmpty ? Group.byDefault : group)
         do throws(BenchError) {
             let report = try measure(groups)
             print(json ? report.json() : report.table(), terminator: json ? "\n" : "")
@@ -148,6 +165,11 @@ struct BenchCommand: ParsableCommand {
             results.append(try VaultBenchmarks(unlocks: unlocks, tokenGets: tokenGets, refreshes: refreshes, warmUp: warmUp,
                                                programs: Programs(directory: programs)).run())
         }
+        if groups.contains(.soak) {
+            results.append(try SoakBenchmarks(clients: soakClients, seconds: soakSeconds, programs: Programs(directory: programs),
+                                              misbehaviours: soakMisbehaviour.isEmpty ? SoakClients.Misbehaviour.allCases : soakMisbehaviour)
+                .run())
+        }
         return Report(groups: results)
     }
 
@@ -172,6 +194,8 @@ struct BenchCommand: ParsableCommand {
         print(text, to: &standardError)
     }
 }
+
+extension SoakClients.Misbehaviour: ExpressibleByArgument {}
 
 /// `print(…, to:)` for standard error.
 struct StandardErrorStream: TextOutputStream {
