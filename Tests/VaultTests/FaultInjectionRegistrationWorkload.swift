@@ -88,7 +88,9 @@ final class RegistrationWorkload: FaultWorkload, @unchecked Sendable {
         var users = Set(known.keys.filter(always.contains))
         let others = known.keys.filter { !always.contains($0) }
         users.formUnion(others.shuffled(using: &sampler).prefix(sampled))
-        for (index, user) in users.sorted().enumerated() {
+        // The in-flight user first: should the device hang later on, its fate is known.
+        let order = (pending.map { [$0] } ?? []) + users.subtracting(pending.map { [$0] } ?? []).sorted()
+        for (index, user) in order.enumerated() {
             guard let id = known[user] else { continue }
             tally.checkedCredentials(1)
             let options = WebAuthnFixtures.requestOptions(rpId: Self.rpId, allow: [id])
@@ -100,7 +102,11 @@ final class RegistrationWorkload: FaultWorkload, @unchecked Sendable {
                 // The device is stuck for the rest of this agent's life: the next restart frees it.
                 tally.fail(.requestHung, "webauthn.get of user\(user)'s credential after a kill during registrations, "
                            + "\(index) checks in: \(error.description)")
-                locked { inFlightUser = nil }
+                locked {
+                    // Unchecked, the in-flight user's credential may since have been replaced: forget it.
+                    if user == pending { credentials[user] = nil }
+                    inFlightUser = nil
+                }
                 return
             case .failure(let error):
                 // A registration for the same user in flight at the kill may have replaced it.
