@@ -35,6 +35,8 @@ enum ReplayDriver {
     static func replay(_ target: FuzzTarget, paths: [String]) {
         var count = 0
         for path in paths.flatMap(CorpusFiles.list) {
+            // Said first: if the input traps, this is the last line before the crash report.
+            printToStandardError("replaying \(path)")
             guard let bytes = CorpusFiles.read(path) else { fail("cannot read \(path)") }
             do {
                 try target.run(bytes)

@@ -5,7 +5,8 @@ extension FuzzTarget {
     static let toml = FuzzTarget(
         name: "toml",
         summary: "text as config.toml (TOMLDocument, then Settings)",
-        maximumLength: 4096,
+        // Room for nesting deep enough to overflow a plain build's 8 MB stack (the agent reads up to 1 MiB).
+        maximumLength: 8192,
         seeds: {
             [
                 Seed("config", text: """
