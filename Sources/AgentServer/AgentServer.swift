@@ -14,8 +14,14 @@ import Glibc
 public final class AgentServer: Sendable {
     /// Bounds that keep one client from starving the others.
     public struct Limits: Sendable {
-        public var maxConnections = 128
+        /// Past this, a connection gets one `too_many_connections` line and
+        /// is closed. High enough that a burst of scripts (or the soak's 500
+        /// misbehaving clients) leaves room for well-behaved ones; the agent
+        /// raises its descriptor limit to fit (`fitting(descriptorLimit:)`).
+        public var maxConnections = 1024
         public var maxLineBytes = 1 << 20
+        /// A request line must end this long after its first byte.
+        public var lineTimeout: Duration = .seconds(10)
         public var maxRequestsPerConnection = 64
         public var requestTimeout: Duration = .seconds(300)
         /// How long a `pin`/`choose` question waits for its answer.
@@ -23,6 +29,18 @@ public final class AgentServer: Sendable {
         public var stalledWriteTimeout: Duration = .seconds(10)
 
         public init() {}
+
+        /// Connections waiting to be accepted, as many as may be served (the
+        /// kernel caps it at somaxconn; under systemd, the socket unit's Backlog=).
+        public var listenBacklog: Int32 { Int32(clamping: maxConnections) }
+
+        /// These limits with at most as many connections as `descriptorLimit`
+        /// allows, keeping 64 descriptors for devices, files and HTTP.
+        public func fitting(descriptorLimit: Int) -> Limits {
+            var limits = self
+            limits.maxConnections = max(1, min(maxConnections, descriptorLimit - 64))
+            return limits
+        }
     }
 
     private let core: AgentCore
@@ -47,7 +65,7 @@ public final class AgentServer: Sendable {
     /// unless systemd owns it.
     public func run() async throws {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 128)
+            .serverChannelOption(.backlog, value: limits.listenBacklog)  // bind-time only; ListeningSocket listens
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 256 << 10, high: 1 << 20))
             .childChannelInitializer { channel in self.initialize(channel) }
         let channel = try await bootstrap.withBoundSocket(socket.descriptor).get()
@@ -101,6 +119,7 @@ public final class AgentServer: Sendable {
                 }
             }
             return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(LineDeadlineHandler(lineTimeout: self.limits.lineTimeout))
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: self.limits.maxLineBytes)))
                 try channel.pipeline.syncOperations.addHandler(
                     ConnectionHandler(core: self.core, limits: self.limits, logger: self.logger, peer: peer))

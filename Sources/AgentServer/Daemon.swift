@@ -15,12 +15,12 @@ public struct AgentDaemon: Sendable {
     public let logger: Logger
     private let server: AgentServer
 
-    public init(core: AgentCore, socket: ListeningSocket, idleTimeout: Duration?, logger: Logger) {
+    public init(core: AgentCore, socket: ListeningSocket, limits: AgentServer.Limits, idleTimeout: Duration?, logger: Logger) {
         self.core = core
         self.socket = socket
         self.idleTimeout = idleTimeout
         self.logger = logger
-        server = AgentServer(core: core, socket: socket, logger: logger)
+        server = AgentServer(core: core, socket: socket, limits: limits, logger: logger)
     }
 
     /// SIGTERM and SIGINT stop the agent; SIGHUP locks it and re-reads

@@ -35,7 +35,7 @@ public struct ListeningSocket: Sendable {
     /// False for a socket systemd passed in: the agent must not unlink it.
     public let ownsPath: Bool
 
-    public static func create(at path: String) throws(ListenError) -> ListeningSocket {
+    public static func create(at path: String, backlog: Int32) throws(ListenError) -> ListeningSocket {
         try prepareDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
         try clearStaleSocket(at: path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -53,7 +53,7 @@ public struct ListeningSocket: Sendable {
             if bindErrno == EADDRINUSE { throw .alreadyRunning(path) }
             throw .system(path, call: "bind", errno: bindErrno)
         }
-        guard listen(fd, 128) == 0 else {
+        guard listen(fd, backlog) == 0 else {
             let code = errno
             close(fd)
             unlink(path)

@@ -35,6 +35,11 @@ struct AgentOptions: ParsableCommand {
         valueName: "seconds"))
     var idleTimeout: Int?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Connections served at once; past it a client is told too_many_connections (the open-file limit may lower it).",
+        valueName: "count"))
+    var maxConnections: Int = AgentServer.Limits().maxConnections
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
@@ -42,6 +47,9 @@ struct AgentOptions: ParsableCommand {
     static let maxIdleTimeout = 10 * 365 * 24 * 3600
 
     func validate() throws {
+        guard (1...65_536).contains(maxConnections) else {
+            throw ValidationError("--max-connections takes 1 to 65536, not \(maxConnections)")
+        }
         if let idleTimeout, !(0...Self.maxIdleTimeout).contains(idleTimeout) {
             throw ValidationError("--idle-timeout takes 0 (never) to \(Self.maxIdleTimeout) seconds, not \(idleTimeout)")
         }
@@ -57,6 +65,10 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+var requested = AgentServer.Limits()
+requested.maxConnections = options.maxConnections
+let limits = requested.fitting(descriptorLimit: DescriptorLimit.raiseToHardLimit())
+
 // The listening socket: systemd's, or our own (created before forking, so
 // errors reach the terminal).
 let listening: ListeningSocket
@@ -66,7 +78,7 @@ if let activated = SocketActivation.listeningDescriptor(environment: environment
     guard let path = options.socket ?? AgentPaths(environment: environment).socket else {
         fail(ListenError.noRuntimeDirectory.description)
     }
-    do { listening = try ListeningSocket.create(at: path) } catch { fail(error.description) }
+    do { listening = try ListeningSocket.create(at: path, backlog: limits.listenBacklog) } catch { fail(error.description) }
 }
 
 if !options.foreground {
@@ -88,7 +100,7 @@ do { core = try AgentCore(environment: environment, runningAsAgent: true) } catc
 }
 core.services.overrideVaultIdleTimeout(seconds: options.idleTimeout)
 
-let daemon = AgentDaemon(core: core, socket: listening,
+let daemon = AgentDaemon(core: core, socket: listening, limits: limits,
                          idleTimeout: options.idleTimeout.map { .seconds($0) }, logger: logger)
 Task.detached {
     await daemon.run()

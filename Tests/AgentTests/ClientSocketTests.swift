@@ -87,7 +87,7 @@ import Glibc
     /// as what it is, not as "the agent closed the connection".
     @Test func theCLIReportsTooManyConnections() throws {
         let harness = try AgentHarness()
-        try harness.start()
+        try harness.start(arguments: ["--max-connections", String(ConnectionBurstTests.limit)])
         var held: [LineClient] = []
         for n in 0..<ConnectionBurstTests.limit {
             let client = try harness.connect()

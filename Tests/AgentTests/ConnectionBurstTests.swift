@@ -5,7 +5,7 @@ import TestSupport
 import Glibc
 #endif
 
-/// Bursts of connections past the limit (128, docs/PROTOCOL.md): the extra
+/// Bursts of connections past the limit (`--max-connections 128` here; 1024 by default, docs/PROTOCOL.md): the extra
 /// ones get one `too_many_connections` line and are closed at once, and every
 /// slot comes back when its client leaves.
 @Suite struct ConnectionBurstTests {
@@ -13,7 +13,7 @@ import Glibc
 
     @Test func burstsPastTheLimitAreRefusedAndEverySlotComesBack() throws {
         let harness = try AgentHarness()
-        let agent = try harness.start()
+        let agent = try harness.start(arguments: ["--max-connections", String(Self.limit)])
         #expect(try harness.connect().call(1, "agent.status").result != nil)
         let baseline = try Self.settledDescriptorCount(pid: agent.pid, atMost: nil)
 
@@ -51,7 +51,7 @@ import Glibc
     /// are served, the rest refused and closed, and the agent serves afterwards.
     @Test func aFullBacklogDrainsWhenTheAgentContinues() throws {
         let harness = try AgentHarness()
-        let agent = try harness.start()
+        let agent = try harness.start(arguments: ["--max-connections", String(Self.limit)])
         #expect(try harness.connect().call(1, "agent.status").result != nil)
         let baseline = try Self.settledDescriptorCount(pid: agent.pid, atMost: nil)
         kill(agent.pid, SIGSTOP)
