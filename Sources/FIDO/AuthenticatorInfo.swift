@@ -51,10 +51,11 @@ public struct AuthenticatorInfo: Sendable, Codable, Equatable {
             pinUvAuthProtocols = []
         }
         algorithms = (0..<fido_cbor_info_algorithm_count(info)).map { Int(fido_cbor_info_algorithm_cose(info, $0)) }
-        maxMessageSize = Int(fido_cbor_info_maxmsgsiz(info))
-        maxCredentialCountInList = Int(fido_cbor_info_maxcredcntlst(info))
-        maxCredentialIdLength = Int(fido_cbor_info_maxcredidlen(info))
-        firmwareVersion = Int(fido_cbor_info_fwversion(info))
-        minPINLength = Int(fido_cbor_info_minpinlen(info))
+        // uint64_t values the device chose: a hostile key may send 2^64-1.
+        maxMessageSize = Int(clamping: fido_cbor_info_maxmsgsiz(info))
+        maxCredentialCountInList = Int(clamping: fido_cbor_info_maxcredcntlst(info))
+        maxCredentialIdLength = Int(clamping: fido_cbor_info_maxcredidlen(info))
+        firmwareVersion = Int(clamping: fido_cbor_info_fwversion(info))
+        minPINLength = Int(clamping: fido_cbor_info_minpinlen(info))
     }
 }

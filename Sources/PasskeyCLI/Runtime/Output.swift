@@ -29,8 +29,9 @@ package enum Output {
             Output.json(["error": JSONValue.object(object)])
         } else {
             var text = "passkey: \(error.message)\n"
-            if error.kind == .pinInvalid, case .number(let left)? = error.details["triesLeft"], !error.message.contains("left") {
-                text = "passkey: \(error.message) (\(Int(left)) tries left)\n"
+            if error.kind == .pinInvalid, case .number(let left)? = error.details["triesLeft"], let tries = Int(exactly: left),
+               !error.message.contains("left") {
+                text = "passkey: \(error.message) (\(tries) tries left)\n"
             }
             StandardError.write(text)
         }

@@ -111,10 +111,16 @@ struct TokenList: Verb {
     /// "2025-05-01T12:00:00Z (in 59 min)" or "… (expired 2 h ago)".
     static func expiry(_ expiresAt: Int64?, now: Int64) -> String {
         guard let expiresAt else { return "unknown" }
-        let date = Date(timeIntervalSince1970: TimeInterval(expiresAt))
-        let stamp = date.formatted(.iso8601)
-        let delta = expiresAt - now
-        let span = abs(delta) < 3600 ? "\(abs(delta) / 60) min" : abs(delta) < 172_800 ? "\(abs(delta) / 3600) h" : "\(abs(delta) / 86_400) days"
+        // Year 10000 and beyond (or before year 0) has no ISO 8601 form worth printing.
+        let printable: ClosedRange<Int64> = -62_167_219_200...253_402_300_799
+        let stamp = printable.contains(expiresAt)
+            ? Date(timeIntervalSince1970: TimeInterval(expiresAt)).formatted(.iso8601)
+            : (expiresAt > 0 ? "never (year 10000 or later)" : "long ago")
+        // expiresAt comes from the agent: saturate instead of trapping near Int64's ends.
+        let (difference, overflow) = expiresAt.subtractingReportingOverflow(now)
+        let delta = overflow ? (expiresAt < 0 ? Int64.min : Int64.max) : difference
+        let distance = delta.magnitude
+        let span = distance < 3600 ? "\(distance / 60) min" : distance < 172_800 ? "\(distance / 3600) h" : "\(distance / 86_400) days"
         return "\(stamp) (\(delta >= 0 ? "in \(span)" : "expired \(span) ago"))"
     }
 }
