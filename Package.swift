@@ -71,7 +71,7 @@ let package = Package(
 
         // MARK: Layer 3 — the agent's protocol types and settings.
         .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO", "PIV", "Ceremonies"]),
-        .target(name: "Settings"),
+        .target(name: "Settings", dependencies: ["SecureFiles"]),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "Vault", "Tokens",
                                                   "PIV", "PIVWire", "SmartCard"]),

@@ -134,7 +134,7 @@ import Glibc
         let directory = try scratch()
         let path = directory + "/config.toml"
         #expect(mkfifo(path, 0o600) == 0)
-        #expect(throws: SettingsError.unreadable(path, reason: "it is not a regular file")) { try Settings.read(from: path) }
+        #expect(throws: SettingsError.unreadable(path, reason: "it is a FIFO, not a regular file")) { try Settings.read(from: path) }
     }
 
     @Test func aFileOthersMayWriteIsRefused() throws {
@@ -144,7 +144,7 @@ import Glibc
         #expect(fd >= 0)
         close(fd)
         #expect(chmod(path, 0o666) == 0)
-        #expect(throws: SettingsError.unreadable(path, reason: "others may write it; run `chmod go-w \(path)`")) {
+        #expect(throws: SettingsError.unreadable(path, reason: "mode 666 lets other users change it; run chmod 600 on it")) {
             try Settings.read(from: path)
         }
     }

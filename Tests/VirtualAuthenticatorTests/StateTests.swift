@@ -91,6 +91,7 @@ struct StateTests {
         ]
         for (contents, hint) in damaged {
             try contents.write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o600)  // the state holds private keys: only a private file is read
             do {
                 _ = try CTAP2Authenticator(configuration: VirtualAuthenticatorConfiguration(statePath: path))
                 Issue.record("a damaged state file was accepted")
