@@ -51,7 +51,12 @@ struct TOMLScanner {
         return key
     }
 
-    mutating func value() throws(TOMLDocument.ParseError) -> TOMLDocument.Value {
+    /// Arrays in arrays, at most: each level is a recursion, and a line of
+    /// thousands of `[` must be an error, not a stack overflow. No setting
+    /// takes an array at all, so this is generous.
+    static let maxArrayDepth = 16
+
+    mutating func value(depth: Int = 0) throws(TOMLDocument.ParseError) -> TOMLDocument.Value {
         switch peek {
         case "\"":
             if rest.hasPrefix("\"\"\"") { throw fail("multi-line strings are not supported") }
@@ -60,7 +65,8 @@ struct TOMLScanner {
             if rest.hasPrefix("'''") { throw fail("multi-line strings are not supported") }
             return .string(try literalString())
         case "[":
-            return .array(try array())
+            guard depth < Self.maxArrayDepth else { throw fail("arrays nest deeper than \(Self.maxArrayDepth) levels") }
+            return .array(try array(depth: depth + 1))
         case "t", "f":
             if rest.hasPrefix("true") { rest.removeFirst(4); return .boolean(true) }
             if rest.hasPrefix("false") { rest.removeFirst(5); return .boolean(false) }
@@ -70,14 +76,14 @@ struct TOMLScanner {
         }
     }
 
-    private mutating func array() throws(TOMLDocument.ParseError) -> [TOMLDocument.Value] {
+    private mutating func array(depth: Int) throws(TOMLDocument.ParseError) -> [TOMLDocument.Value] {
         _ = take("[")
         var items: [TOMLDocument.Value] = []
         while true {
             skipSpace()
             if take("]") { return items }
             if rest.isEmpty { throw fail("arrays must close on the same line") }
-            items.append(try value())
+            items.append(try value(depth: depth))
             skipSpace()
             if take(",") { continue }
             guard take("]") else { throw fail("expected `,` or `]` in the array") }

@@ -45,6 +45,15 @@ import Glibc
         #expect(doc.string("t.u", "quoted key") == "v")
     }
 
+    @Test func deepArraysAreAnErrorNotAStackOverflow() throws {
+        // The fuzzer's find: 5,000 `[` overflowed the agent's stack (SIGSEGV at start and on reload).
+        #expect(throws: TOMLDocument.ParseError(line: 2, reason: "arrays nest deeper than 16 levels")) {
+            try TOMLDocument(parsing: "[agent]\nidle-timeout = " + String(repeating: "[", count: 100_000))
+        }
+        let sixteen = String(repeating: "[", count: 16) + String(repeating: "]", count: 16)
+        #expect(try TOMLDocument(parsing: "a = " + sixteen)["", "a"] != nil)
+    }
+
     @Test func refusesWhatItDoesNotUnderstandWithTheLine() {
         #expect(throws: TOMLDocument.ParseError(line: 2, reason: "expected `=` after `b`")) {
             try TOMLDocument(parsing: "a = 1\nb 2")
