@@ -40,6 +40,11 @@ struct AgentOptions: ParsableCommand {
         valueName: "count"))
     var maxConnections: Int = AgentServer.Limits().maxConnections
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a request line may take from its first byte to its newline; a slower client is disconnected.",
+        valueName: "seconds"))
+    var lineTimeout: Int = Int(AgentServer.Limits().lineTimeout.components.seconds)
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
@@ -47,6 +52,9 @@ struct AgentOptions: ParsableCommand {
     static let maxIdleTimeout = 10 * 365 * 24 * 3600
 
     func validate() throws {
+        guard (1...3600).contains(lineTimeout) else {
+            throw ValidationError("--line-timeout takes 1 to 3600 seconds, not \(lineTimeout)")
+        }
         guard (1...65_536).contains(maxConnections) else {
             throw ValidationError("--max-connections takes 1 to 65536, not \(maxConnections)")
         }
@@ -67,6 +75,7 @@ func fail(_ message: String) -> Never {
 
 var requested = AgentServer.Limits()
 requested.maxConnections = options.maxConnections
+requested.lineTimeout = .seconds(options.lineTimeout)
 let limits = requested.fitting(descriptorLimit: DescriptorLimit.raiseToHardLimit())
 
 // The listening socket: systemd's, or our own (created before forking, so
