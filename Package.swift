@@ -41,6 +41,7 @@ let package = Package(
                        providers: [.apt(["libpcsclite-dev"])]),
         .systemLibrary(name: "CCBOR", pkgConfig: "libcbor",
                        providers: [.apt(["libcbor-dev"])]),
+        .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim: the agent hands freed memory back
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 
@@ -78,7 +79,7 @@ let package = Package(
 
         // MARK: Layer 2 — servers and the agent's client.
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "WebAuthnClient"]),
-        .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "WebAuthnClient", "FIDO",
+        .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "WebAuthnClient", "FIDO", "CMalloc",
                                                     nio, nioPosix, logging]),
         .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "SecureFiles", hummingbird, crypto, logging]),
 

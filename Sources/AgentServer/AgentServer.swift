@@ -1,5 +1,6 @@
 import AgentCore
 import AgentProtocol
+import CMalloc
 import Logging
 import NIOCore
 import NIOPosix
@@ -22,7 +23,13 @@ public final class AgentServer: Sendable {
         public var maxLineBytes = 1 << 20
         /// A request line must end this long after its first byte.
         public var lineTimeout: Duration = .seconds(10)
-        public var maxRequestsPerConnection = 64
+        /// Requests one connection may have in flight. A client that pipelines
+        /// and never reads costs at most this much work and the write buffer.
+        public var maxRequestsPerConnection = 16
+        /// Answers queued for a client before the agent stops reading its
+        /// requests; answers are small, and 500 clients that never read must
+        /// not cost 500 MiB.
+        public var writeBuffer = WriteBufferWaterMark(low: 64 << 10, high: 256 << 10)
         public var requestTimeout: Duration = .seconds(300)
         /// How long a `pin`/`choose` question waits for its answer.
         public var answerTimeout: Duration = .seconds(120)
@@ -52,6 +59,8 @@ public final class AgentServer: Sendable {
     private let serverChannel = Mutex<(channel: (any Channel)?, stopping: Bool)>((nil, false))
     private let children = Mutex<[ObjectIdentifier: any Channel]>([:])
     private let lastActivity = Mutex(ContinuousClock.now)
+    /// Whether a connection opened or closed since memory was last handed back.
+    private let activeSinceTrim = Atomic<Bool>(false)
 
     public init(core: AgentCore, socket: ListeningSocket, limits: Limits = Limits(), logger: Logger) {
         self.core = core
@@ -66,7 +75,7 @@ public final class AgentServer: Sendable {
     public func run() async throws {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: limits.listenBacklog)  // bind-time only; ListeningSocket listens
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: 256 << 10, high: 1 << 20))
+            .childChannelOption(.writeBufferWaterMark, value: limits.writeBuffer)
             .childChannelInitializer { channel in self.initialize(channel) }
         let channel = try await bootstrap.withBoundSocket(socket.descriptor).get()
         let stopAtOnce = serverChannel.withLock { state in
@@ -127,7 +136,20 @@ public final class AgentServer: Sendable {
         }
     }
 
-    private func touch() { lastActivity.withLock { $0 = .now } }
+    private func touch() {
+        lastActivity.withLock { $0 = .now }
+        activeSinceTrim.store(true, ordering: .relaxed)
+    }
+
+    /// Hands memory freed by closed connections back to the system once no
+    /// client is connected: glibc keeps freed heap in its arenas, so after a
+    /// burst (or 500 clients that never read) the agent would otherwise stay
+    /// at its peak size. Called by the daemon's periodic check, off the request path.
+    public func returnFreedMemory() {
+        guard connections.load(ordering: .relaxed) == 0,
+              activeSinceTrim.exchange(false, ordering: .relaxed) else { return }
+        malloc_trim(0)
+    }
 }
 
 import FoundationEssentials

@@ -37,7 +37,8 @@ public struct AgentDaemon: Sendable {
         }
     }
 
-    /// How often config.toml is checked for changes (one `stat`).
+    /// How often config.toml is checked for changes (one `stat`), and freed
+    /// memory handed back when no client is connected.
     static let configCheckInterval = Duration.seconds(2)
 
     /// Logs what in config.toml is ignored or broken, each with its line.
@@ -60,6 +61,7 @@ public struct AgentDaemon: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.configCheckInterval)
                 report(core.services.reloadSettings(force: false))
+                server.returnFreedMemory()
             }
         }
         if let idleTimeout, !socket.ownsPath {
