@@ -1,6 +1,8 @@
 /// A CTAPHID message being received: the initialization packet gave its
 /// channel, command and length; continuation packets fill in the rest.
 struct PartialMessage {
+    /// The host connection sending it: the one any error about it goes to.
+    let connection: UInt64
     let channel: UInt32
     let command: UInt8
     let length: Int
@@ -9,7 +11,9 @@ struct PartialMessage {
     private(set) var lastPacketAt: UInt64
 
     /// From an initialization packet (64 bytes, already checked).
-    init(initializationPacket packet: [UInt8], channel: UInt32, command: UInt8, length: Int, now: UInt64) {
+    init(initializationPacket packet: [UInt8], connection: UInt64, channel: UInt32, command: UInt8, length: Int,
+         now: UInt64) {
+        self.connection = connection
         self.channel = channel
         self.command = command
         self.length = length

@@ -4,24 +4,27 @@ import Dispatch
 /// 64-byte packets in, 64-byte packets out, as a USB security key's HID
 /// interface carries them. It is what libfido2's custom I/O callbacks talk to:
 ///
-/// - `write(_:)` takes one packet the host sends (libfido2 passes 65 bytes;
-///   strip its leading report-ID byte).
-/// - `read(timeoutMilliseconds:)` returns the next packet for the host, or nil
-///   when none arrives in time (negative = wait forever).
+/// - `openConnection()` gives one host handle, as opening a hidraw node does:
+///   its `write` takes the packets that host sends and its `read` returns the
+///   answers to them. Closing it abandons only its own transaction.
+/// - `write(_:)`, `read(timeoutMilliseconds:)` and `close()` on the device
+///   itself are one built-in connection, for hosts that need only one.
 ///
 /// Thread-safe. libfido2 calls write then read on one thread, while
 /// `fido_dev_cancel` writes CANCEL from another thread during the read.
 /// A request that cannot wait (policies `approve`/`deny`) is processed inline
 /// in `write`, with no thread hand-off; one that may wait for the simulated
 /// user runs on a worker so KEEPALIVE(UPNEEDED) flows every 100 ms and
-/// CANCEL is heard. One host at a time: packets for every channel share
-/// one output queue, as on a real HID interface.
+/// CANCEL is heard. One request at a time across all connections; another
+/// connection's request meanwhile is answered ERR_CHANNEL_BUSY.
 public final class VirtualHIDDevice: @unchecked Sendable {
     public static let packetSize = CTAPHID.packetSize
     /// Channels remembered at once; the oldest allocation is forgotten beyond this.
     static let maximumChannels = 1024
     /// Keepalives are dropped rather than queued beyond this many unread packets.
     static let maximumQueuedPackets = 512
+    /// The connection behind the device's own `write`, `read` and `close`.
+    static let builtInConnection: UInt64 = 0
 
     public let authenticator: CTAP2Authenticator
     private let messageTimeoutNanoseconds: UInt64
@@ -33,8 +36,9 @@ public final class VirtualHIDDevice: @unchecked Sendable {
     private var nextChannel: UInt32
     private var partial: PartialMessage?
     private var busy: BusyRequest?
-    private var outbox: [[UInt8]] = []
-    private var outboxHead = 0
+    /// Each open connection's unread packets; a closed connection has none.
+    private var queues: [UInt64: PacketQueue] = [builtInConnection: PacketQueue()]
+    private var nextConnection: UInt64 = builtInConnection + 1
     private var requestCounter: UInt64 = 0
 
     /// `messageTimeoutMilliseconds`: how long the device waits for the next
@@ -56,26 +60,55 @@ public final class VirtualHIDDevice: @unchecked Sendable {
 
     // MARK: Host interface
 
-    /// Receives one packet from the host. Shorter packets are zero-padded and
-    /// bytes beyond 64 ignored, as a HID report of fixed size would be.
+    /// A new host handle (see `VirtualHIDConnection`).
+    public func openConnection() -> VirtualHIDConnection {
+        let id = lock.withLock { () -> UInt64 in
+            let id = nextConnection
+            nextConnection += 1
+            queues[id] = PacketQueue()
+            return id
+        }
+        return VirtualHIDConnection(device: self, id: id)
+    }
+
+    /// Receives one packet from the host on the built-in connection. Shorter
+    /// packets are zero-padded and bytes beyond 64 ignored, as a HID report of
+    /// fixed size would be.
     public func write(_ packet: [UInt8]) {
+        write(packet, from: Self.builtInConnection)
+    }
+
+    /// The next packet for the built-in connection: exactly 64 bytes, or nil
+    /// after `timeoutMilliseconds` (negative: no limit) — or at once when no
+    /// answer can come any more (see `VirtualHIDConnection.read`).
+    public func read(timeoutMilliseconds: Int) -> [UInt8]? {
+        read(connection: Self.builtInConnection, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    func write(_ packet: [UInt8], from connection: UInt64) {
         var packet = packet
         if packet.count != CTAPHID.packetSize {
             packet = Array(packet.prefix(CTAPHID.packetSize))
             packet += [UInt8](repeating: 0, count: CTAPHID.packetSize - packet.count)
         }
-        let job = lock.withLock { () -> Job? in receive(packet) }
+        let job = lock.withLock { () -> Job? in
+            guard queues[connection] != nil else { return nil }  // closed: nobody could read an answer
+            return receive(packet, from: connection)
+        }
         if let job { run(job) }
     }
 
-    /// The next packet for the host: exactly 64 bytes, or nil after
-    /// `timeoutMilliseconds` (0 = do not wait, negative = wait forever).
-    public func read(timeoutMilliseconds: Int) -> [UInt8]? {
+    func read(connection: UInt64, timeoutMilliseconds: Int) -> [UInt8]? {
         let deadline = timeoutMilliseconds < 0 ? nil : MonotonicClock.deadline(afterMilliseconds: timeoutMilliseconds)
         return lock.withLock { () -> [UInt8]? in
             while true {
                 expireStalePartialMessage()
-                if let packet = dequeue() { return packet }
+                guard queues[connection] != nil else { return nil }
+                if let packet = queues[connection]?.popFirst() { return packet }
+                // Nothing queued and nothing running for this connection: no answer
+                // can come (the host writes, then reads), so waiting out the
+                // timeout, or forever with -1, would only stall the host.
+                if !mayAnswer(connection) { return nil }
                 let now = MonotonicClock.now()
                 if let deadline, now >= deadline { return nil }
                 var wake = deadline
@@ -98,41 +131,61 @@ public final class VirtualHIDDevice: @unchecked Sendable {
         return true
     }
 
-    /// The host closed its handle: cancels a request in flight and drops the
-    /// queued and half-received traffic. The device stays usable.
+    /// The host closed the built-in connection: cancels its request in flight
+    /// and drops its queued and half-received traffic. The device, and the
+    /// built-in connection, stay usable.
     public func close() {
+        close(connection: Self.builtInConnection, forget: false)
+    }
+
+    /// Abandons `connection`'s transaction and traffic; `forget` ends the
+    /// connection for good. Other connections' requests are left alone.
+    func close(connection: UInt64, forget: Bool) {
         lock.withLock {
-            busy?.control.cancel()
-            busy = nil
-            partial = nil
-            outbox.removeAll()
-            outboxHead = 0
+            if let busy, busy.connection == connection {
+                busy.control.cancel()
+                self.busy = nil
+            }
+            if partial?.connection == connection { partial = nil }
+            if forget {
+                queues[connection] = nil
+            } else {
+                queues[connection]?.removeAll()
+            }
         }
         lock.broadcast()
     }
 
+    /// Whether something may still be queued for `connection`: its request
+    /// runs, or its half-sent message will end in ERR_MSG_TIMEOUT. (Under `lock`.)
+    private func mayAnswer(_ connection: UInt64) -> Bool {
+        busy?.connection == connection || partial?.connection == connection
+    }
+
     // MARK: Receiving (all under `lock`)
 
-    private func receive(_ packet: [UInt8]) -> Job? {
+    private func receive(_ packet: [UInt8], from connection: UInt64) -> Job? {
         expireStalePartialMessage()
         let channel = CTAPHID.channel(of: packet)
-        guard packet[4] & CTAPHID.initFlag != 0 else { return receiveContinuation(packet, channel: channel) }
+        guard packet[4] & CTAPHID.initFlag != 0 else {
+            return receiveContinuation(packet, channel: channel, from: connection)
+        }
         let commandByte = packet[4] & ~CTAPHID.initFlag
         let length = Int(packet[5]) << 8 | Int(packet[6])
 
         // Channel rules (§11.2.3): 0 is never valid; broadcast is for INIT only.
-        if channel == 0 { sendError(.invalidChannel, on: channel); return nil }
+        if channel == 0 { sendError(.invalidChannel, on: channel, to: connection); return nil }
         if channel == CTAPHID.broadcastChannel {
             guard commandByte == CTAPHID.Command.initialize.rawValue else {
-                sendError(.invalidChannel, on: channel); return nil
+                sendError(.invalidChannel, on: channel, to: connection); return nil
             }
         } else if !allocatedChannels.contains(channel) {
-            sendError(.invalidChannel, on: channel); return nil
+            sendError(.invalidChannel, on: channel, to: connection); return nil
         }
 
         switch CTAPHID.Command(rawValue: commandByte) {
         case .initialize:
-            initialize(packet, channel: channel, length: length)
+            initialize(packet, channel: channel, length: length, from: connection)
             return nil
         case .cancel:
             // Aborts this channel's waiting request; never answered (§11.2.9.1.5).
@@ -142,34 +195,34 @@ public final class VirtualHIDDevice: @unchecked Sendable {
             break
         }
 
-        if busy != nil { sendError(.channelBusy, on: channel); return nil }
+        if busy != nil { sendError(.channelBusy, on: channel, to: connection); return nil }
         if let partial {
-            guard partial.channel == channel else { sendError(.channelBusy, on: channel); return nil }
+            guard partial.channel == channel, partial.connection == connection else { sendError(.channelBusy, on: channel, to: connection); return nil }
             // A new message started before the last one was complete.
             self.partial = nil
-            sendError(.invalidSequence, on: channel)
+            sendError(.invalidSequence, on: channel, to: connection)
             return nil
         }
-        guard length <= CTAPHID.maximumMessageSize else { sendError(.invalidLength, on: channel); return nil }
+        guard length <= CTAPHID.maximumMessageSize else { sendError(.invalidLength, on: channel, to: connection); return nil }
         // A new transaction: anything still queued for this channel answers an older one.
         discardQueuedPackets(for: channel)
-        let message = PartialMessage(initializationPacket: packet, channel: channel, command: commandByte,
-                                     length: length, now: MonotonicClock.now())
+        let message = PartialMessage(initializationPacket: packet, connection: connection, channel: channel,
+                                     command: commandByte, length: length, now: MonotonicClock.now())
         if message.isComplete { return dispatch(message) }
         partial = message
         return nil
     }
 
-    private func receiveContinuation(_ packet: [UInt8], channel: UInt32) -> Job? {
-        guard var message = partial, message.channel == channel else {
+    private func receiveContinuation(_ packet: [UInt8], channel: UInt32, from connection: UInt64) -> Job? {
+        guard var message = partial, message.channel == channel, message.connection == connection else {
             // A continuation with no message in progress is ignored (§11.2.4);
             // one from another channel while a message is in progress is told to wait.
-            if partial != nil && allocatedChannels.contains(channel) { sendError(.channelBusy, on: channel) }
+            if partial != nil && allocatedChannels.contains(channel) { sendError(.channelBusy, on: channel, to: connection) }
             return nil
         }
         guard packet[4] == message.nextSequence else {
             partial = nil
-            sendError(.invalidSequence, on: channel)
+            sendError(.invalidSequence, on: channel, to: connection)
             return nil
         }
         message.append(continuationPacket: packet, now: MonotonicClock.now())
@@ -181,8 +234,8 @@ public final class VirtualHIDDevice: @unchecked Sendable {
     /// CTAPHID_INIT (§11.2.9.1.3): on the broadcast channel it allocates a
     /// channel; on an allocated channel it resynchronises it, abandoning its
     /// transaction.
-    private func initialize(_ packet: [UInt8], channel: UInt32, length: Int) {
-        guard length == 8 else { sendError(.invalidLength, on: channel); return }
+    private func initialize(_ packet: [UInt8], channel: UInt32, length: Int, from connection: UInt64) {
+        guard length == 8 else { sendError(.invalidLength, on: channel, to: connection); return }
         let nonce = Array(packet[CTAPHID.initHeaderSize..<(CTAPHID.initHeaderSize + 8)])
         let assigned: UInt32
         if channel == CTAPHID.broadcastChannel {
@@ -199,7 +252,7 @@ public final class VirtualHIDDevice: @unchecked Sendable {
         let version = CTAPHID.deviceVersion
         let payload = nonce + CTAPHID.channelBytes(assigned)
             + [CTAPHID.protocolVersion, version.major, version.minor, version.build, CTAPHID.capabilities]
-        enqueue(CTAPHID.packets(channel: channel, command: .initialize, payload: payload))
+        send(CTAPHID.packets(channel: channel, command: .initialize, payload: payload), to: connection)
     }
 
     private func allocateChannel() -> UInt32 {
@@ -220,26 +273,26 @@ public final class VirtualHIDDevice: @unchecked Sendable {
     private func dispatch(_ message: PartialMessage) -> Job? {
         switch CTAPHID.Command(rawValue: message.command) {
         case .ping:
-            enqueue(CTAPHID.packets(channel: message.channel, command: .ping, payload: message.payload))
+            send(CTAPHID.packets(channel: message.channel, command: .ping, payload: message.payload), to: message.connection)
             return nil
         case .wink:
-            enqueue(CTAPHID.packets(channel: message.channel, command: .wink, payload: []))
+            send(CTAPHID.packets(channel: message.channel, command: .wink, payload: []), to: message.connection)
             return nil
         case .cbor:
-            guard !message.payload.isEmpty else { sendError(.invalidLength, on: message.channel); return nil }
+            guard !message.payload.isEmpty else { sendError(.invalidLength, on: message.channel, to: message.connection); return nil }
             requestCounter += 1
             let id = requestCounter
             let channel = message.channel
             let control = RequestControl { [weak self] status in self?.keepalive(status, channel: channel, request: id) }
-            busy = BusyRequest(id: id, channel: channel, control: control)
-            let job = Job(id: id, channel: channel, request: message.payload, control: control,
-                          policies: authenticator.currentPolicies)
+            busy = BusyRequest(id: id, connection: message.connection, channel: channel, control: control)
+            let job = Job(id: id, connection: message.connection, channel: channel, request: message.payload,
+                          control: control, policies: authenticator.currentPolicies)
             guard job.policies.mayWait else { return job }  // inline, on the writer's thread
             DispatchQueue.global(qos: .userInitiated).async { self.run(job) }
             return nil
         default:
             // MSG (U2F), LOCK and anything unknown: not offered by this device.
-            sendError(.invalidCommand, on: message.channel)
+            sendError(.invalidCommand, on: message.channel, to: message.connection)
             return nil
         }
     }
@@ -253,59 +306,47 @@ public final class VirtualHIDDevice: @unchecked Sendable {
             // Dropped if the channel was resynchronised or the host closed meanwhile.
             guard busy?.id == job.id else { return }
             busy = nil
-            enqueue(CTAPHID.packets(channel: job.channel, command: .cbor, payload: response))
+            send(CTAPHID.packets(channel: job.channel, command: .cbor, payload: response), to: job.connection)
         }
     }
 
     private func keepalive(_ status: KeepaliveStatus, channel: UInt32, request: UInt64) {
         lock.withLock {
-            guard busy?.id == request, outbox.count - outboxHead < Self.maximumQueuedPackets else { return }
-            enqueue(CTAPHID.packets(channel: channel, command: .keepalive, payload: [status.rawValue]))
+            guard let busy, busy.id == request,
+                  let queued = queues[busy.connection]?.count, queued < Self.maximumQueuedPackets else { return }
+            send(CTAPHID.packets(channel: channel, command: .keepalive, payload: [status.rawValue]), to: busy.connection)
         }
     }
 
-    // MARK: Output queue (under `lock`)
+    // MARK: Output queues (under `lock`)
 
-    private func sendError(_ code: CTAPHID.ErrorCode, on channel: UInt32) {
-        enqueue(CTAPHID.packets(channel: channel, command: .error, payload: [code.rawValue]))
+    private func sendError(_ code: CTAPHID.ErrorCode, on channel: UInt32, to connection: UInt64) {
+        send(CTAPHID.packets(channel: channel, command: .error, payload: [code.rawValue]), to: connection)
     }
 
-    private func enqueue(_ packets: [[UInt8]]) {
-        outbox += packets
+    /// Queues packets for `connection`; a closed connection's are dropped.
+    private func send(_ packets: [[UInt8]], to connection: UInt64) {
+        guard queues[connection] != nil else { return }
+        queues[connection]?.append(contentsOf: packets)
         lock.broadcast()
     }
 
-    private func dequeue() -> [UInt8]? {
-        guard outboxHead < outbox.count else { return nil }
-        let packet = outbox[outboxHead]
-        outboxHead += 1
-        if outboxHead == outbox.count {
-            outbox.removeAll(keepingCapacity: true)
-            outboxHead = 0
-        } else if outboxHead >= 64 && outboxHead * 2 >= outbox.count {
-            outbox.removeFirst(outboxHead)
-            outboxHead = 0
-        }
-        return packet
-    }
-
     private func discardQueuedPackets(for channel: UInt32) {
-        guard outboxHead < outbox.count else { return }
-        outbox = outbox[outboxHead...].filter { CTAPHID.channel(of: $0) != channel }
-        outboxHead = 0
+        for connection in queues.keys { queues[connection]?.removeAll(onChannel: channel) }
     }
 
     /// A message whose next packet is overdue is dropped with ERR_MSG_TIMEOUT.
     private func expireStalePartialMessage() {
         guard let partial, MonotonicClock.now() &- partial.lastPacketAt > messageTimeoutNanoseconds else { return }
         self.partial = nil
-        sendError(.messageTimeout, on: partial.channel)
+        sendError(.messageTimeout, on: partial.channel, to: partial.connection)
     }
 }
 
 /// The request a channel is running.
 private struct BusyRequest {
     let id: UInt64
+    let connection: UInt64
     let channel: UInt32
     let control: RequestControl
 }
@@ -313,6 +354,7 @@ private struct BusyRequest {
 /// A CTAP2 request ready to run, inline or on a worker.
 private struct Job: Sendable {
     let id: UInt64
+    let connection: UInt64
     let channel: UInt32
     let request: [UInt8]
     let control: RequestControl
