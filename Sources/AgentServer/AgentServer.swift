@@ -25,11 +25,13 @@ public final class AgentServer: Sendable {
         public var lineTimeout: Duration = .seconds(10)
         /// Requests one connection may have in flight. A client that pipelines
         /// and never reads costs at most this much work and the write buffer.
-        public var maxRequestsPerConnection = 16
+        public var maxRequestsPerConnection = 8
         /// Answers queued for a client before the agent stops reading its
         /// requests; answers are small, and 500 clients that never read must
-        /// not cost 500 MiB.
-        public var writeBuffer = WriteBufferWaterMark(low: 64 << 10, high: 256 << 10)
+        /// not cost 500 MiB. The kernel's send buffer is kept as small, so
+        /// a client that never reads is noticed after a few answers, not hundreds.
+        public var writeBuffer = WriteBufferWaterMark(low: 16 << 10, high: 64 << 10)
+        public var socketSendBuffer: Int32 = 64 << 10
         public var requestTimeout: Duration = .seconds(300)
         /// How long a `pin`/`choose` question waits for its answer.
         public var answerTimeout: Duration = .seconds(120)
@@ -59,8 +61,8 @@ public final class AgentServer: Sendable {
     private let serverChannel = Mutex<(channel: (any Channel)?, stopping: Bool)>((nil, false))
     private let children = Mutex<[ObjectIdentifier: any Channel]>([:])
     private let lastActivity = Mutex(ContinuousClock.now)
-    /// Whether a connection opened or closed since memory was last handed back.
-    private let activeSinceTrim = Atomic<Bool>(false)
+    /// The most connections open at once since memory was last handed back.
+    private let peakSinceTrim = Atomic<Int>(0)
 
     public init(core: AgentCore, socket: ListeningSocket, limits: Limits = Limits(), logger: Logger) {
         self.core = core
@@ -76,6 +78,7 @@ public final class AgentServer: Sendable {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: limits.listenBacklog)  // bind-time only; ListeningSocket listens
             .childChannelOption(.writeBufferWaterMark, value: limits.writeBuffer)
+            .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(limits.socketSendBuffer))
             .childChannelInitializer { channel in self.initialize(channel) }
         let channel = try await bootstrap.withBoundSocket(socket.descriptor).get()
         let stopAtOnce = serverChannel.withLock { state in
@@ -113,6 +116,7 @@ public final class AgentServer: Sendable {
                 return channel.close()
             }
             let count = self.connections.wrappingAdd(1, ordering: .relaxed).newValue
+            self.peakSinceTrim.max(count, ordering: .relaxed)
             self.touch()
             let key = ObjectIdentifier(channel)
             self.children.withLock { $0[key] = channel }
@@ -136,18 +140,18 @@ public final class AgentServer: Sendable {
         }
     }
 
-    private func touch() {
-        lastActivity.withLock { $0 = .now }
-        activeSinceTrim.store(true, ordering: .relaxed)
-    }
+    private func touch() { lastActivity.withLock { $0 = .now } }
 
-    /// Hands memory freed by closed connections back to the system once no
-    /// client is connected: glibc keeps freed heap in its arenas, so after a
-    /// burst (or 500 clients that never read) the agent would otherwise stay
-    /// at its peak size. Called by the daemon's periodic check, off the request path.
+    /// Hands memory freed by closed connections back to the system: glibc
+    /// keeps freed heap in its arenas, so after a burst (or 500 clients that
+    /// never read) the agent would otherwise stay at its peak size. Done when
+    /// the connections open have fallen to half their peak (by 32 or more)
+    /// or to none; called by the daemon's periodic check, off the request path.
     public func returnFreedMemory() {
-        guard connections.load(ordering: .relaxed) == 0,
-              activeSinceTrim.exchange(false, ordering: .relaxed) else { return }
+        let open = connections.load(ordering: .relaxed)
+        let peak = peakSinceTrim.load(ordering: .relaxed)
+        guard peak > open, open == 0 || (open <= peak / 2 && peak - open >= 32) else { return }
+        peakSinceTrim.store(open, ordering: .relaxed)
         malloc_trim(0)
     }
 }
