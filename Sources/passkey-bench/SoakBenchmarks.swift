@@ -150,7 +150,7 @@ struct SoakBenchmarks {
             _ = setrlimit(descriptors, &limit)
         }
         _ = getrlimit(descriptors, &limit)
-        return Int(limit.rlim_cur)
+        return Int(clamping: limit.rlim_cur)  // RLIM_INFINITY is UInt64.max
     }
 
     /// The agent's open sockets (listening, clients, and its own internals), from /proc/PID/fd.
