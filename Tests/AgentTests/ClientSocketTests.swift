@@ -107,15 +107,7 @@ final class Listener: @unchecked Sendable {
 
     init(path: String, backlog: Int32) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = UnixSocketAddress.with(path) { bind(fd, $0, $1) }
         guard bound == 0, listen(fd, backlog) == 0 else { throw HarnessError("listen \(path): \(String(cString: strerror(errno)))") }
     }
 
