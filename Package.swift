@@ -35,67 +35,67 @@ let package = Package(
     ],
     targets: [
         // MARK: Layer 8 — C libraries from Debian packages.
-        .systemLibrary(name: "CFIDO2", pkgConfig: "libfido2",
+        .systemLibrary(name: "CFIDO2", path: "Sources/System/CFIDO2", pkgConfig: "libfido2",
                        providers: [.apt(["libfido2-dev", "libssl-dev"])]),
-        .systemLibrary(name: "CPCSC", pkgConfig: "libpcsclite",
+        .systemLibrary(name: "CPCSC", path: "Sources/System/CPCSC", pkgConfig: "libpcsclite",
                        providers: [.apt(["libpcsclite-dev"])]),
-        .systemLibrary(name: "CCBOR", pkgConfig: "libcbor",
+        .systemLibrary(name: "CCBOR", path: "Sources/System/CCBOR", pkgConfig: "libcbor",
                        providers: [.apt(["libcbor-dev"])]),
-        .systemLibrary(name: "CMalloc"),  // glibc's malloc_trim: the agent hands freed memory back
-        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto",
+        .systemLibrary(name: "CMalloc", path: "Sources/System/CMalloc"),  // glibc's malloc_trim: the agent hands freed memory back
+        .systemLibrary(name: "CLibCrypto", path: "Sources/System/CLibCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 
         // MARK: Layer 7 — encodings and the W3C WebAuthn model.
-        .target(name: "CBOR", dependencies: ["CCBOR"]),
-        .target(name: "ISO7816"),
-        .target(name: "PIVWire", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras]),
-        .target(name: "SecureFiles"),
-        .target(name: "WebAuthn", dependencies: ["CBOR", crypto, cryptoExtras, x509, asn1]),
+        .target(name: "CBOR", dependencies: ["CCBOR"], path: "Sources/Formats/CBOR"),
+        .target(name: "ISO7816", path: "Sources/Formats/ISO7816"),
+        .target(name: "PIVWire", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras], path: "Sources/Formats/PIVWire"),
+        .target(name: "SecureFiles", path: "Sources/Formats/SecureFiles"),
+        .target(name: "WebAuthn", dependencies: ["CBOR", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
 
         // MARK: Layer 6 — software devices.
-        .target(name: "VirtualAuthenticator", dependencies: ["CBOR", "WebAuthn", "SecureFiles", crypto, cryptoExtras]),
-        .target(name: "VirtualCard", dependencies: ["ISO7816", "PIVWire", "SecureFiles", crypto, logging]),
+        .target(name: "VirtualAuthenticator", dependencies: ["CBOR", "WebAuthn", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
+        .target(name: "VirtualCard", dependencies: ["ISO7816", "PIVWire", "SecureFiles", crypto, logging], path: "Sources/Devices/VirtualCard"),
 
         // MARK: Layer 5 — hardware access.
-        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "VirtualAuthenticator"]),
-        .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"]),
-        .target(name: "PIV", dependencies: ["SmartCard", "ISO7816", "PIVWire", crypto, x509, asn1]),
+        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "VirtualAuthenticator"], path: "Sources/Devices/FIDO"),
+        .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"], path: "Sources/Devices/SmartCard"),
+        .target(name: "PIV", dependencies: ["SmartCard", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
 
         // MARK: Layer 5 — the network.
-        .target(name: "HTTPTransport", dependencies: [httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")]),
+        .target(name: "HTTPTransport", dependencies: [httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
 
         // MARK: Layer 4 — ceremonies, tokens, the vault.
-        .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", crypto, cryptoExtras]),
-        .target(name: "Ceremonies", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "HTTPTransport"]),
-        .target(name: "Vault", dependencies: ["FIDO", "PIV", "SmartCard", "ISO7816", "SecureFiles", "WebAuthn", crypto]),
-        .target(name: "Tokens", dependencies: ["HTTPTransport"]),
+        .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
+        .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
+        .target(name: "Vault", dependencies: ["FIDO", "PIV", "SmartCard", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
+        .target(name: "Tokens", dependencies: ["HTTPTransport"], path: "Sources/Identity/Tokens"),
 
         // MARK: Layer 3 — the agent's protocol types and settings.
-        .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO", "PIV", "Ceremonies"]),
-        .target(name: "Settings", dependencies: ["SecureFiles"]),
+        .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO", "PIV", "Passwordless"], path: "Sources/Agent/Protocol"),
+        .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Settings", "FIDO", "VirtualAuthenticator",
-                                                  "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "Vault", "Tokens",
-                                                  "PIV", "PIVWire", "SmartCard"]),
+                                                  "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens",
+                                                  "PIV", "PIVWire", "SmartCard"], path: "Sources/Agent/Core"),
 
         // MARK: Layer 2 — servers and the agent's client.
-        .target(name: "AgentClient", dependencies: ["AgentProtocol", "WebAuthnClient"]),
+        .target(name: "AgentClient", dependencies: ["AgentProtocol", "WebAuthnClient"], path: "Sources/Agent/Client"),
         .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "WebAuthnClient", "FIDO", "CMalloc",
-                                                    nio, nioPosix, logging]),
-        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "SecureFiles", hummingbird, crypto, logging]),
+                                                    nio, nioPosix, logging], path: "Sources/Agent/Server"),
+        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Layer 1 — executables: thin mains.
-        .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"]),
-        .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", argumentParser, logging]),
-        .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Ceremonies",
-                                                              "DevServer", "HTTPTransport", "Settings", argumentParser]),
-        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", argumentParser, logging]),
-        .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging]),
+        .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey"),
+        .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
+        .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Passwordless",
+                                                              "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Sources/Programs/passkey-demo"),
+        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
+        .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the three programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Ceremonies", "HTTPTransport", "DevServer", "Settings", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser]),
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // The `passkey` command line: argument parsing, prompts, output.
         .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings",
-                                                  "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", argumentParser]),
+                                                  "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", argumentParser], path: "Sources/Programs/CLI"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
         .testTarget(name: "PIVWireTests", dependencies: ["PIVWire"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Ceremonies", "HTTPTransport", crypto]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "FIDO", "VirtualAuthenticator", crypto]),
     ]

@@ -1,4 +1,4 @@
-import Ceremonies
+import Passwordless
 import Foundation
 import HTTPTransport
 import Testing

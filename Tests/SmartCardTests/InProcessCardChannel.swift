@@ -45,7 +45,7 @@ enum TestCards {
     static let logger = Logger(label: "test-card", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// A factory-new PIV card in memory (or in `stateFile`).
-    static func pivCard(stateFile: StateFile? = nil) throws -> (VirtualCard, PIVApplet) {
+    static func pivCard(stateFile: CardStateFile? = nil) throws -> (VirtualCard, PIVApplet) {
         let applet = try PIVApplet(stateFile: stateFile, logger: logger)
         return (VirtualCard(applets: [applet], logger: logger), applet)
     }

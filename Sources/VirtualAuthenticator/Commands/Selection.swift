@@ -1,7 +1,0 @@
-/// authenticatorSelection (0x0B, CTAP 2.1 §6.9): "is this the key you touched?"
-/// Only asks for user presence.
-extension AuthenticatorEngine {
-    func selection(_ interaction: UserInteraction) throws(CTAPStatus) {
-        try interaction.collectPresence().requireApproved()
-    }
-}
