@@ -51,13 +51,15 @@ let package = Package(
         .target(name: "PIVWire", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras], path: "Sources/Formats/PIVWire"),
         .target(name: "SecureFiles", path: "Sources/Formats/SecureFiles"),
         .target(name: "WebAuthn", dependencies: ["CBOR", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
+        // What an operation asks the user (PIN, touch, which account): no dependencies, so the light client can use it.
+        .target(name: "Interaction", path: "Sources/Formats/Interaction"),
 
         // MARK: Layer 6 — software devices.
         .target(name: "VirtualAuthenticator", dependencies: ["CBOR", "WebAuthn", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
         .target(name: "VirtualCard", dependencies: ["ISO7816", "PIVWire", "SecureFiles", crypto, logging], path: "Sources/Devices/VirtualCard"),
 
         // MARK: Layer 5 — hardware access.
-        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "VirtualAuthenticator"], path: "Sources/Devices/FIDO"),
+        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "Interaction", "VirtualAuthenticator"], path: "Sources/Devices/FIDO"),
         .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"], path: "Sources/Devices/SmartCard"),
         .target(name: "PIV", dependencies: ["SmartCard", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
 
@@ -65,21 +67,21 @@ let package = Package(
         .target(name: "HTTPTransport", dependencies: [httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
 
         // MARK: Layer 4 — ceremonies, tokens, the vault.
-        .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
-        .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
-        .target(name: "Vault", dependencies: ["FIDO", "PIV", "SmartCard", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
+        .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", "Interaction", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
+        .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
+        .target(name: "Vault", dependencies: ["FIDO", "Interaction", "PIV", "SmartCard", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
         .target(name: "Tokens", dependencies: ["HTTPTransport"], path: "Sources/Identity/Tokens"),
 
         // MARK: Layer 3 — the agent's protocol types and settings.
-        .target(name: "AgentProtocol", dependencies: ["WebAuthn", "WebAuthnClient", "FIDO", "PIV", "Passwordless"], path: "Sources/Agent/Protocol"),
+        .target(name: "AgentProtocol", dependencies: ["Interaction", "WebAuthn", "PIV", "Passwordless"], path: "Sources/Agent/Protocol"),
         .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
-        .target(name: "AgentCore", dependencies: ["AgentProtocol", "Settings", "FIDO", "VirtualAuthenticator",
+        .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens",
                                                   "PIV", "PIVWire", "SmartCard"], path: "Sources/Agent/Core"),
 
         // MARK: Layer 2 — servers and the agent's client.
-        .target(name: "AgentClient", dependencies: ["AgentProtocol", "WebAuthnClient"], path: "Sources/Agent/Client"),
-        .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "WebAuthnClient", "FIDO", "CMalloc",
+        .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
+        .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "Interaction", "CMalloc",
                                                     nio, nioPosix, logging], path: "Sources/Agent/Server"),
         .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
 
@@ -91,15 +93,15 @@ let package = Package(
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the three programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // The `passkey` command line: argument parsing, prompts, output.
-        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Settings",
+        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Interaction", "Settings",
                                                   "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", argumentParser], path: "Sources/Programs/CLI"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
-        .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
+        .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
                                                    "ISO7816", "VirtualCard", "Tokens", "Settings", "AgentProtocol",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
@@ -116,7 +118,7 @@ let package = Package(
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "TestSupport", crypto, x509, asn1]),
         .testTarget(name: "VirtualAuthenticatorTests",
                     dependencies: ["VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
-        .testTarget(name: "FIDOTests", dependencies: ["FIDO", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
+        .testTarget(name: "FIDOTests", dependencies: ["FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
                                                   "CBOR", "TestSupport", crypto]),
         .testTarget(name: "SmartCardTests",
                     dependencies: ["ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", crypto, x509, logging]),

@@ -1,5 +1,6 @@
 import Foundation
 import FIDO
+import Interaction
 import Synchronization
 import Testing
 import VirtualAuthenticator
@@ -16,7 +17,7 @@ import VirtualAuthenticator
     /// may be busy) and reports its outcome once it ends.
     final class Worker: Sendable {
         private let outcome = Mutex<Result<Void, FIDOError>?>(nil)
-        let stages = Mutex<[FIDOProgress]>([])
+        let stages = Mutex<[ProgressStage]>([])
 
         init(_ body: @escaping @Sendable (Worker) throws(FIDOError) -> Void) {
             let thread = Thread { [self] in
@@ -30,7 +31,7 @@ import VirtualAuthenticator
             thread.start()
         }
 
-        func heard(_ stage: FIDOProgress) { stages.withLock { $0.append(stage) } }
+        func heard(_ stage: ProgressStage) { stages.withLock { $0.append(stage) } }
 
         /// Waits until the key asked for a touch (a bound only so a broken
         /// build fails instead of hanging).

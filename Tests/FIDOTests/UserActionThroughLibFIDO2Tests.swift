@@ -1,5 +1,6 @@
 import Foundation
 import FIDO
+import Interaction
 import Synchronization
 import Testing
 import VirtualAuthenticator
@@ -29,7 +30,7 @@ import VirtualAuthenticator
     /// two cooperative threads may be busy with other tests.)
     @Test func waitingForTouchReportsProgressAndCancels() throws {
         let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
-        let stages = Mutex<[FIDOProgress]>([])
+        let stages = Mutex<[ProgressStage]>([])
         let outcome = Mutex<(error: FIDOError?, at: ContinuousClock.Instant)?>(nil)
         let device = key.device, request = self.request
         let worker = Thread {

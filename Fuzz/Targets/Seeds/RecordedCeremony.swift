@@ -1,5 +1,6 @@
 import FIDO
 import FoundationEssentials
+import Interaction
 import Synchronization
 import VirtualAuthenticator
 import WebAuthn
@@ -82,7 +83,7 @@ struct RecordedCeremony: Sendable {
 /// The person at the keyboard during seed recording: knows the PIN, picks the first account.
 private struct SeedUser: UserInteraction {
     let pin: String
-    func progress(_ stage: FIDOProgress) {}
+    func progress(_ stage: ProgressStage) {}
     func pin(_ request: PINRequest) async throws -> String { pin }
     func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int { 0 }
 }

@@ -1,6 +1,6 @@
 import AgentProtocol
 import FoundationEssentials
-import WebAuthnClient
+import Interaction
 
 #if canImport(Glibc)
 import Glibc

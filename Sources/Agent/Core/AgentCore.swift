@@ -1,4 +1,5 @@
 import AgentProtocol
+import Interaction
 import Settings
 import WebAuthnClient
 

@@ -1,5 +1,6 @@
 import AgentProtocol
 import FoundationEssentials
+import Interaction
 import WebAuthn
 import WebAuthnClient
 

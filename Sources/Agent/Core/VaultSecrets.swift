@@ -1,5 +1,6 @@
 import AgentProtocol
 import FIDO
+import Interaction
 import Vault
 import WebAuthnClient
 

@@ -1,5 +1,6 @@
 import AgentProtocol
 import FIDO
+import Interaction
 import WebAuthn
 import WebAuthnClient
 
@@ -52,7 +53,7 @@ struct GuardedInteraction: UserInteraction {
         self.interactive = interactive
     }
 
-    func progress(_ stage: FIDOProgress) {
+    func progress(_ stage: ProgressStage) {
         // "pin" is a question on the socket; it is announced by `pin(_:)` itself.
         if stage != .pin { base.progress(stage) }
     }

@@ -1,5 +1,4 @@
-import FIDO
-import WebAuthnClient
+import Interaction
 
 /// The `progress` notification the agent sends while a request waits:
 /// `{"jsonrpc":"2.0","method":"progress","params":{"id":7,"stage":"touch"}}`.
@@ -31,7 +30,7 @@ public struct ProgressParams: Codable, Sendable, Equatable {
 }
 
 extension ProgressParams.Stage {
-    public init(_ progress: FIDOProgress) {
+    public init(_ progress: ProgressStage) {
         switch progress {
         case .processing: self = .processing
         case .touch: self = .touch

@@ -1,7 +1,6 @@
 import AgentProtocol
-import FIDO
+import Interaction
 import Synchronization
-import WebAuthnClient
 
 /// A request's `UserInteraction` on the socket: progress becomes `progress`
 /// notifications; a PIN or account question becomes a `progress` notification
@@ -17,7 +16,7 @@ final class ServerInteraction: UserInteraction {
         self.answerTimeout = answerTimeout
     }
 
-    func progress(_ stage: FIDOProgress) {
+    func progress(_ stage: ProgressStage) {
         connection.notify(ProgressParams(id: id, stage: .init(stage)))
     }
 

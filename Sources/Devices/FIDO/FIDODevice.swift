@@ -1,5 +1,6 @@
 import CFIDO2
 import Dispatch
+import Interaction
 import Synchronization
 
 /// Which authenticator to open.
@@ -9,16 +10,6 @@ public enum DeviceTarget: Sendable {
     /// A CTAPHID device reached through libfido2's custom I/O hooks
     /// (`fido_dev_new` → `fido_dev_set_io_functions` → `fido_dev_open`).
     case packetDevice(any CTAPHIDPacketDevice, DeviceDescriptor)
-}
-
-/// What the key is doing, for "Touch your security key…" prompts.
-public enum FIDOProgress: String, Sendable, Codable {
-    /// The request is on its way or being processed.
-    case processing
-    /// The key waits for a touch (or a fingerprint).
-    case touch
-    /// A PIN exchange with the key is under way.
-    case pin
 }
 
 /// An open authenticator. One request runs at a time (libfido2's device
@@ -135,7 +126,7 @@ public final class FIDODevice: @unchecked Sendable {
     /// keys, whose keepalives libfido2 consumes, as soon as a request that
     /// needs presence is sent.
     func exchange(timeout: Duration?, expectsTouch: Bool,
-                  progress: (@Sendable (FIDOProgress) -> Void)?,
+                  progress: (@Sendable (ProgressStage) -> Void)?,
                   _ body: (OpaquePointer) -> Int32) -> Int32 {
         exclusive.withLock { _ in
             let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1

@@ -1,5 +1,6 @@
 import CBOR
 import CFIDO2
+import Interaction
 import WebAuthn
 
 /// An authenticatorGetAssertion request, in WebAuthn terms.
@@ -46,7 +47,7 @@ extension FIDODevice {
     /// credential, most recent first (libfido2 runs getNextAssertion for us).
     public func getAssertion(_ request: GetAssertionRequest, pin: String? = nil,
                              timeout: Duration? = .seconds(60),
-                             progress: (@Sendable (FIDOProgress) -> Void)? = nil) throws(FIDOError) -> [Assertion] {
+                             progress: (@Sendable (ProgressStage) -> Void)? = nil) throws(FIDOError) -> [Assertion] {
         try checkUserVerification(wanted: request.userVerification, pin: pin)
         guard let assert = fido_assert_new() else { throw .other(code: FIDO_ERR_INTERNAL, "out of memory") }
         var owned: OpaquePointer? = assert

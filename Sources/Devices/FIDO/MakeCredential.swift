@@ -1,5 +1,6 @@
 import CBOR
 import CFIDO2
+import Interaction
 import WebAuthn
 
 /// An authenticatorMakeCredential request, in WebAuthn terms.
@@ -64,7 +65,7 @@ extension FIDODevice {
     /// the key's built-in UV is used; a key without one needs the PIN.
     public func makeCredential(_ request: MakeCredentialRequest, pin: String? = nil,
                                timeout: Duration? = .seconds(60),
-                               progress: (@Sendable (FIDOProgress) -> Void)? = nil) throws(FIDOError) -> MakeCredentialResult {
+                               progress: (@Sendable (ProgressStage) -> Void)? = nil) throws(FIDOError) -> MakeCredentialResult {
         let algorithm = try chooseAlgorithm(request.algorithms)
         try checkUserVerification(wanted: request.userVerification, pin: pin)
         guard let cred = fido_cred_new() else { throw .other(code: FIDO_ERR_INTERNAL, "out of memory") }

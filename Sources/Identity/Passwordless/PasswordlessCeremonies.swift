@@ -1,4 +1,5 @@
 import FIDO
+import Interaction
 import WebAuthn
 import WebAuthnClient
 

@@ -1,5 +1,6 @@
 import Crypto
 import FIDO
+import Interaction
 import WebAuthn
 
 /// The client half of WebAuthn authentication (`navigator.credentials.get`,

@@ -1,4 +1,5 @@
 import FIDO
+import Interaction
 
 /// Runs a key request that may need the PIN, asking the person for it when
 /// needed (also when a built-in fingerprint check fails on a key that has a

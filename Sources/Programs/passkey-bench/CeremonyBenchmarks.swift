@@ -3,6 +3,7 @@ import Crypto
 import DevServer
 import FIDO
 import HTTPTransport
+import Interaction
 import VirtualAuthenticator
 import WebAuthnClient
 
@@ -273,7 +274,7 @@ private struct CeremonyParts {
 /// fingerprint is approved by the virtual authenticator's own policy; a PIN
 /// is never needed (the key has none), and the first account is the one.
 private struct ApprovingInteraction: UserInteraction {
-    func progress(_ stage: FIDOProgress) {}
+    func progress(_ stage: ProgressStage) {}
 
     func pin(_ request: PINRequest) async throws -> String {
         throw BenchError.stepFailed("the ceremony", reason: "the virtual authenticator asked for a PIN, but it has none")

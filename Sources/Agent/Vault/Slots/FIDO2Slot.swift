@@ -1,5 +1,6 @@
 import Crypto
 import FIDO
+import Interaction
 import WebAuthn
 
 /// How a `fido2` slot is made on a given key — decided the way
@@ -33,7 +34,7 @@ public enum FIDO2Slot {
     /// Makes a non-discoverable credential with hmac-secret, gets its secret
     /// for a new random salt (a second touch), and wraps `dataKey` with it.
     public static func enrol(on device: FIDODevice, plan: FIDO2EnrolmentPlan, pin: String?, target: EnrolmentTarget,
-                             progress: (@Sendable (FIDOProgress) -> Void)?) throws(VaultError) -> KeySlot {
+                             progress: (@Sendable (ProgressStage) -> Void)?) throws(VaultError) -> KeySlot {
         let pinToUse = plan.userVerification ? pin : nil
         if plan.needsPIN && pinToUse == nil { throw .securityKey(.pinRequired) }
         let request = MakeCredentialRequest(
@@ -102,7 +103,7 @@ public enum FIDO2Slot {
     /// Opens `slot` on the key: one assertion (touch, plus UV or the PIN when
     /// the slot was made with it), then the unwrap.
     public static func open(_ slot: KeySlot, on device: FIDODevice, pin: String?, vaultId: [UInt8],
-                            progress: (@Sendable (FIDOProgress) -> Void)?) throws(VaultError) -> DataKey {
+                            progress: (@Sendable (ProgressStage) -> Void)?) throws(VaultError) -> DataKey {
         guard case .fido2(let parameters) = slot.protector else {
             throw .noSlotOfKind("fido2", available: slot.label)
         }
@@ -114,7 +115,7 @@ public enum FIDO2Slot {
 
     /// The credential's hmac-secret output for the slot's salt.
     static func hmacSecret(_ parameters: FIDO2SlotParameters, on device: FIDODevice, pin: String?,
-                           progress: (@Sendable (FIDOProgress) -> Void)?) throws(VaultError) -> SymmetricKey {
+                           progress: (@Sendable (ProgressStage) -> Void)?) throws(VaultError) -> SymmetricKey {
         let assertions: [Assertion]
         do {
             assertions = try device.getAssertion(parameters.assertionRequest(), pin: pin, progress: progress)

@@ -1,6 +1,7 @@
 import AgentClient
 import AgentCore
 import AgentProtocol
+import Interaction
 import Settings
 import WebAuthnClient
 

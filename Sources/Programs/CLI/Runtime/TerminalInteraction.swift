@@ -1,5 +1,6 @@
 import AgentProtocol
 import FIDO
+import Interaction
 import Settings
 import Synchronization
 import WebAuthnClient
@@ -18,7 +19,7 @@ package final class TerminalInteraction: UserInteraction {
         TerminalPrompt.isInteractive || Pinentry.available(environment: ProcessEnvironment.current) != nil
     }
 
-    package func progress(_ stage: FIDOProgress) {
+    package func progress(_ stage: ProgressStage) {
         guard stage == .touch else { return }
         let first = touchShown.withLock { shown in
             defer { shown = true }

@@ -1,0 +1,15 @@
+/// How an operation reaches the person at the keyboard while it runs.
+///
+/// The ceremonies and the vault call it; the CLI answers on its terminal (or
+/// pinentry); the agent forwards each question to its socket client as a
+/// notification and waits for the answer. Either may throw to stop the
+/// operation (e.g. the user cancelled).
+public protocol UserInteraction: Sendable {
+    /// What the authenticator is doing: a chance to say "Touch your security key…".
+    func progress(_ stage: ProgressStage)
+    /// Asks for a PIN. Called again after a wrong PIN, with the tries left;
+    /// never answered from a cache.
+    func pin(_ request: PINRequest) async throws -> String
+    /// Several accounts on the key match: which one (an index into `accounts`)?
+    func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int
+}
