@@ -17,12 +17,10 @@ enum ResponseDeadline {
     static let mayWaitForAPerson = agentRequestLimit + .seconds(15)
 
     static func forMethod(_ name: String) -> Duration {
-        switch name {
-        case AgentStatusMethod.name, AgentLockMethod.name: return quick
-        case TokenGetMethod.name, TokenPutMethod.name, TokenListMethod.name, TokenDeleteMethod.name,
-             VaultStatusMethod.name, VaultRemoveSlotMethod.name, DevicesListMethod.name:
-            return noPerson
-        default: return mayWaitForAPerson
+        switch AnswerWait(method: name) {
+        case .nothing: return quick
+        case .machine: return noPerson
+        case .person: return mayWaitForAPerson
         }
     }
 }

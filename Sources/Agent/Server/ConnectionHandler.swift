@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 
 /// Serves one client: reads request lines, answers quick methods at once,
-/// runs the others as tasks (many at a time), routes `$/cancel`, `$/pin`
+/// runs the others as tasks (those that wait on no person one at a time,
+/// see `ConnectionState`; the others many at a time), routes `$/cancel`, `$/pin`
 /// and `$/choose`, and stops everything the client started when it hangs up.
 final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
@@ -107,7 +108,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private func start(_ request: RPCRequest, id: RPCID, state: ConnectionState) {
         let core = self.core, limits = self.limits, logger = self.logger
         let interaction = ServerInteraction(id: id, connection: state, answerTimeout: limits.answerTimeout)
-        let accepted = state.begin(id) {
+        let accepted = state.begin(id, takesTurns: AnswerWait(method: request.method) == .machine) {
             Task {
                 let started = ContinuousClock.now
                 let outcome = await RequestTimeout.run(limit: limits.requestTimeout) { () async throws(AgentError) -> JSONValue in

@@ -4,38 +4,91 @@ import NIOCore
 import Synchronization
 
 /// What one client connection has in flight: its running requests (so
-/// `$/cancel` and hang-ups can stop them) and its unanswered questions.
+/// `$/cancel` and hang-ups can stop them), the requests waiting for their
+/// turn, and its unanswered questions.
+///
+/// Requests that wait on no person (`AnswerWait.machine`) take turns: one
+/// runs at a time per connection, the rest wait here in arrival order and
+/// count toward the connection's in-flight limit. So every connection holds
+/// at most one such job in the pool all connections share, and a client
+/// that pipelines `token.list`s cannot queue hundreds of jobs ahead of
+/// another client's single `token.get`. Requests that may wait for a
+/// person start at once, as before.
 final class ConnectionState: Sendable {
     let channel: any Channel
-    private let requests = Mutex<[RPCID: Task<Void, Never>]>([:])
+    private let work = Mutex<Work>(Work())
     private let questions = Mutex<[RPCID: PendingQuestion]>([:])
+
+    private struct Work {
+        var running: [RPCID: Task<Void, Never>] = [:]
+        /// The running request that holds this connection's turn.
+        var turn: RPCID?
+        var waiting: [(id: RPCID, start: @Sendable () -> Task<Void, Never>)] = []
+
+        func has(_ id: RPCID) -> Bool { running[id] != nil || waiting.contains { $0.id == id } }
+    }
 
     init(channel: any Channel) { self.channel = channel }
 
-    var requestCount: Int { requests.withLock { $0.count } }
+    /// Requests running or waiting for their turn.
+    var requestCount: Int { work.withLock { $0.running.count + $0.waiting.count } }
 
-    /// Registers a running request; false if the id is already in flight.
-    func begin(_ id: RPCID, _ start: () -> Task<Void, Never>) -> Bool {
-        requests.withLock { running in
-            guard running[id] == nil else { return false }
-            running[id] = start()
+    /// Registers a request and starts it, or queues it behind the running
+    /// request that holds the turn when it `takesTurns`; false if the id is
+    /// already in flight.
+    func begin(_ id: RPCID, takesTurns: Bool, _ start: @escaping @Sendable () -> Task<Void, Never>) -> Bool {
+        work.withLock { work in
+            guard !work.has(id) else { return false }
+            if takesTurns {
+                if work.turn != nil {
+                    work.waiting.append((id, start))
+                    return true
+                }
+                work.turn = id
+            }
+            work.running[id] = start()
             return true
         }
     }
 
+    /// A request answered: the next waiting one, if any, gets the turn.
     func finish(_ id: RPCID) {
-        _ = requests.withLock { $0.removeValue(forKey: id) }
+        work.withLock { work in
+            work.running.removeValue(forKey: id)
+            guard work.turn == id else { return }
+            work.turn = nil
+            guard !work.waiting.isEmpty else { return }
+            let next = work.waiting.removeFirst()
+            work.turn = next.id
+            work.running[next.id] = next.start()
+        }
     }
 
-    /// `$/cancel`: the request stops and answers `cancelled`.
+    /// `$/cancel`: the request stops and answers `cancelled`; one still
+    /// waiting for its turn is answered at once and never starts.
     func cancel(_ id: RPCID) {
-        requests.withLock { $0[id] }?.cancel()
+        enum Found { case running(Task<Void, Never>), waiting, nothing }
+        let found = work.withLock { work -> Found in
+            if let index = work.waiting.firstIndex(where: { $0.id == id }) {
+                work.waiting.remove(at: index)
+                return .waiting
+            }
+            return work.running[id].map(Found.running) ?? .nothing
+        }
+        switch found {
+        case .running(let task): task.cancel()
+        case .waiting: respond(RPCResponse(id: id, error: AgentError(.cancelled, "the request was cancelled").rpcError))
+        case .nothing: break
+        }
         questions.withLock { $0.removeValue(forKey: id) }?.resume(with: .failure(CancellationError()))
     }
 
     /// The client hung up: everything it asked for stops.
     func cancelAll() {
-        let running = requests.withLock { $0.values }
+        let running = work.withLock { work in
+            work.waiting.removeAll()
+            return Array(work.running.values)
+        }
         running.forEach { $0.cancel() }
         let waiting = questions.withLock { questions in
             defer { questions.removeAll() }
