@@ -47,7 +47,8 @@ let package = Package(
 
         // MARK: Layer 7 — encodings and the W3C WebAuthn model.
         .target(name: "CBOR", dependencies: ["CCBOR"], path: "Sources/Formats/CBOR"),
-        .target(name: "ISO7816", path: "Sources/Formats/ISO7816"),
+        .target(name: "Hexadecimal", path: "Sources/Formats/Hexadecimal"),  // bytes as hex text, and back: the one implementation
+        .target(name: "ISO7816", dependencies: ["Hexadecimal"], path: "Sources/Formats/ISO7816"),
         .target(name: "PIVWire", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras], path: "Sources/Formats/PIVWire"),
         .target(name: "SecureFiles", path: "Sources/Formats/SecureFiles"),
         .target(name: "WebAuthn", dependencies: ["CBOR", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
@@ -56,20 +57,20 @@ let package = Package(
 
         // MARK: Layer 6 — software devices.
         .target(name: "VirtualAuthenticator", dependencies: ["CBOR", "WebAuthn", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
-        .target(name: "VirtualCard", dependencies: ["ISO7816", "PIVWire", "SecureFiles", crypto, logging], path: "Sources/Devices/VirtualCard"),
+        .target(name: "VirtualCard", dependencies: ["Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", crypto, logging], path: "Sources/Devices/VirtualCard"),
 
         // MARK: Layer 5 — hardware access.
         .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "Interaction", "VirtualAuthenticator"], path: "Sources/Devices/FIDO"),
         .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"], path: "Sources/Devices/SmartCard"),
-        .target(name: "PIV", dependencies: ["SmartCard", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
+        .target(name: "PIV", dependencies: ["SmartCard", "Hexadecimal", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
 
         // MARK: Layer 5 — the network.
-        .target(name: "HTTPTransport", dependencies: [httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
+        .target(name: "HTTPTransport", dependencies: ["Hexadecimal", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
 
         // MARK: Layer 4 — ceremonies, tokens, the vault.
         .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", "Interaction", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
         .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
-        .target(name: "Vault", dependencies: ["FIDO", "Interaction", "PIV", "SmartCard", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
+        .target(name: "Vault", dependencies: ["FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
         .target(name: "Tokens", dependencies: ["HTTPTransport"], path: "Sources/Identity/Tokens"),
 
         // MARK: Layer 3 — the agent's protocol types and settings.
@@ -77,13 +78,13 @@ let package = Package(
         .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens",
-                                                  "PIV", "PIVWire", "SmartCard"], path: "Sources/Agent/Core"),
+                                                  "PIV", "PIVWire", "SmartCard", "Hexadecimal"], path: "Sources/Agent/Core"),
 
         // MARK: Layer 2 — servers and the agent's client.
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "Interaction", "CMalloc",
                                                     nio, nioPosix, logging], path: "Sources/Agent/Server"),
-        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
+        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "Hexadecimal", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Layer 1 — executables: thin mains.
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey"),
@@ -97,7 +98,7 @@ let package = Package(
 
         // The `passkey` command line: argument parsing, prompts, output.
         .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Interaction", "Settings",
-                                                  "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", argumentParser], path: "Sources/Programs/CLI"),
+                                                  "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
@@ -121,11 +122,12 @@ let package = Package(
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
                                                   "CBOR", "TestSupport", crypto]),
         .testTarget(name: "SmartCardTests",
-                    dependencies: ["ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", crypto, x509, logging]),
+                    dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
-        .testTarget(name: "PIVWireTests", dependencies: ["PIVWire"]),
+        .testTarget(name: "PIVWireTests", dependencies: ["PIVWire", "Hexadecimal"]),
+        .testTarget(name: "HexadecimalTests", dependencies: ["Hexadecimal"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),

@@ -1,21 +1,13 @@
-import Testing
+import Hexadecimal
 import PIVWire
+import Testing
 
 /// The management-key cipher against published known answers, so the client
 /// and the virtual card, which share it, are both checked against the standard
 /// and not only against each other.
 @Suite("Management-key cipher")
 struct ManagementKeyCipherTests {
-    static func bytes(_ hex: String) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            result.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        return result
-    }
+    static func bytes(_ hex: String) -> [UInt8] { (try? Hexadecimal.decode(hex)) ?? [] }
 
     /// NIST SP 800-67 Rev. 2 Appendix B: three-key TDEA, "The qufck brown fox jump", block by block.
     @Test func tripleDESKnownAnswer() {

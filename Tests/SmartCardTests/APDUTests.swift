@@ -1,3 +1,4 @@
+import Hexadecimal
 import ISO7816
 import Testing
 
@@ -103,15 +104,5 @@ struct StatusWordTests {
     func meanings(raw: UInt16, meaning: String) {
         #expect(StatusWord(raw).meaning == meaning)
         #expect(StatusWord(raw).description.hasPrefix(Hexadecimal.encode(StatusWord(raw).bytes).uppercased()))
-    }
-}
-
-@Suite("Hexadecimal")
-struct HexadecimalTests {
-    @Test func roundTrip() throws {
-        #expect(Hexadecimal.encode([0x00, 0x9D, 0xFF]) == "009dff")
-        #expect(try Hexadecimal.decode("00 9D:ff") == [0x00, 0x9D, 0xFF])
-        #expect(throws: ISO7816Error.invalidHex) { try Hexadecimal.decode("0") }
-        #expect(throws: ISO7816Error.invalidHex) { try Hexadecimal.decode("zz") }
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Hexadecimal
 import ISO7816
 import PIV
 import SmartCard

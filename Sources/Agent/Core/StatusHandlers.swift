@@ -1,5 +1,6 @@
 import AgentProtocol
 import FIDO
+import Hexadecimal
 
 #if canImport(Glibc)
 import Glibc
@@ -68,7 +69,7 @@ extension CoreServices {
                 }
             }
             report.versions = info.versions
-            report.aaguid = info.aaguid.map { String(format2: $0) }.joined()
+            report.aaguid = Hexadecimal.encode(info.aaguid)
             report.options = info.options
             report.extensions = info.extensions
             report.algorithms = info.algorithms
@@ -80,13 +81,5 @@ extension CoreServices {
             report.error = AgentError(error).message
         }
         return report
-    }
-}
-
-extension String {
-    /// Two lowercase hex digits.
-    init(format2 byte: UInt8) {
-        let digits = Array("0123456789abcdef")
-        self = String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
     }
 }

@@ -1,4 +1,5 @@
 import AgentProtocol
+import Hexadecimal
 import Interaction
 import Vault
 import WebAuthnClient
@@ -102,15 +103,14 @@ extension CoreServices {
     }
 
     static func summary(_ slot: KeySlot) -> KeySlotSummary {
-        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format2: $0) }.joined() }
         switch slot.protector {
         case .piv(let piv):
             return KeySlotSummary(id: Int(slot.id), type: "piv", description: piv.cardDescription,
                                   reader: piv.readerName.isEmpty ? nil : piv.readerName, serialNumber: piv.serialNumber,
-                                  chuidGuid: piv.chuidGUID.map(hex), cardPublicKey: hex(piv.cardPublicKey))
+                                  chuidGuid: piv.chuidGUID.map { Hexadecimal.encode($0) }, cardPublicKey: Hexadecimal.encode(piv.cardPublicKey))
         case .fido2(let fido2):
             return KeySlotSummary(id: Int(slot.id), type: "fido2", description: fido2.deviceDescription,
-                                  device: fido2.deviceLabel.isEmpty ? nil : fido2.deviceLabel, aaguid: hex(fido2.aaguid),
+                                  device: fido2.deviceLabel.isEmpty ? nil : fido2.deviceLabel, aaguid: Hexadecimal.encode(fido2.aaguid),
                                   userVerification: fido2.userVerification,
                                   credProtect: fido2.credProtect == 0 ? nil : Int(fido2.credProtect))
         }

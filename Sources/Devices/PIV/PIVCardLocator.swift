@@ -1,4 +1,4 @@
-import ISO7816
+import Hexadecimal
 import SmartCard
 
 /// Something that tells one PIV card from another.

@@ -1,4 +1,4 @@
-import ISO7816
+import Hexadecimal
 import PIVWire
 
 /// A PIV card management key (key reference 9B): 3DES or AES.

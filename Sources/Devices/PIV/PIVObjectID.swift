@@ -1,3 +1,4 @@
+import Hexadecimal
 import ISO7816
 import PIVWire
 

@@ -1,6 +1,6 @@
 import Crypto
 import FoundationEssentials
-import ISO7816
+import Hexadecimal
 
 /// A public key read from a card: for now always P-256, kept as its
 /// uncompressed point (`04 ‖ X ‖ Y`).

@@ -1,3 +1,4 @@
+import Hexadecimal
 import PIVWire
 
 /// A PIV key slot (key reference), such as 9D "key management".
@@ -31,10 +32,7 @@ public struct PIVSlot: RawRepresentable, Hashable, Sendable, Codable, Comparable
     }
 
     /// Two lower-case hex digits, as the tools print slots ("9d").
-    public var hex: String {
-        let digits = String(rawValue, radix: 16)
-        return digits.count == 1 ? "0" + digits : digits
-    }
+    public var hex: String { Hexadecimal.encode([rawValue]) }
 
     /// The slot's role in SP 800-73-4.
     public var name: String {

@@ -62,8 +62,7 @@ public enum SmartCardError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidCommand(let why):
             return "cannot send the command to the card: \(why)"
         case .pcsc(let function, let code, let text):
-            let hex = String(UInt32(truncatingIfNeeded: code), radix: 16, uppercase: true)
-            return "\(function) failed: \(text) (0x\(hex))"
+            return "\(function) failed: \(text) (\(PCSCReturnCode(rawValue: code).hex))"
         }
     }
 

@@ -1,3 +1,5 @@
+import Hexadecimal
+
 /// A command APDU (ISO/IEC 7816-4 §5.1): header, optional data, optional
 /// expected response length.
 ///

@@ -1,3 +1,5 @@
+import Hexadecimal
+
 /// Why a byte string is not an acceptable APDU or BER-TLV encoding.
 ///
 /// The parsers in this module never trap on input: every malformed case is
@@ -22,8 +24,6 @@ public enum ISO7816Error: Error, Sendable, Equatable, CustomStringConvertible {
     case tlvUnsupportedLength(firstByte: UInt8, offset: Int)
     /// A BER-TLV value is larger than this module accepts.
     case tlvValueTooLong(Int)
-    /// A string is not an even number of hexadecimal digits.
-    case invalidHex
 
     public var description: String {
         switch self {
@@ -45,8 +45,6 @@ public enum ISO7816Error: Error, Sendable, Equatable, CustomStringConvertible {
             return "BER-TLV length byte \(Hexadecimal.encode([first])) at byte \(offset) is not supported"
         case .tlvValueTooLong(let n):
             return "BER-TLV value of \(n) bytes is too long"
-        case .invalidHex:
-            return "not an even number of hexadecimal digits"
         }
     }
 }

@@ -1,3 +1,5 @@
+import Hexadecimal
+
 /// The two status bytes SW1 SW2 that end every response APDU (ISO/IEC 7816-4 §5.6).
 ///
 /// A typed value rather than a bare `UInt16` so that the families that carry a

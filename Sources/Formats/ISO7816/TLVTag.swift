@@ -1,3 +1,5 @@
+import Hexadecimal
+
 /// A BER-TLV tag (ISO/IEC 7816-4 §5.2.2.1), one to four bytes, kept as the
 /// big-endian number of its bytes: `0x7F49`, `0x5FC10B`, `0x53`.
 public struct TLVTag: RawRepresentable, Hashable, Sendable, ExpressibleByIntegerLiteral, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FoundationEssentials
+import Hexadecimal
 import NIOCore
 import NIOHTTP1
 
@@ -94,8 +95,7 @@ public final class HTTPTransport: Sendable {
                  UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+                out += "%" + Hexadecimal.encode([byte], uppercase: true)
             }
         }
         return out

@@ -1,6 +1,6 @@
 import Crypto
 import FIDO
-import ISO7816
+import Hexadecimal
 
 /// A `fido2` key slot: the data key wrapped under HKDF-SHA-256 of a FIDO2
 /// credential's hmac-secret output for a stored random salt — as

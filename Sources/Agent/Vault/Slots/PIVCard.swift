@@ -1,5 +1,5 @@
 import Crypto
-import ISO7816
+import Hexadecimal
 import PIV
 import SmartCard
 

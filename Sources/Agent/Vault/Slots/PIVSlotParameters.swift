@@ -1,5 +1,5 @@
 import Crypto
-import ISO7816
+import Hexadecimal
 import PIV
 
 /// A `piv` key slot: the data key wrapped under ECDH between an ephemeral

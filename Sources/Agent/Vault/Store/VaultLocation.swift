@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Hexadecimal
 import SecureFiles
 
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ public struct VaultLocation: Sendable, Equatable {
     public var headerPath: String { directory + "/header" }
     public var entriesDirectory: String { directory + "/entries" }
 
-    func entryPath(id: [UInt8]) -> String { entriesDirectory + "/" + Self.hex(id) }
+    func entryPath(id: [UInt8]) -> String { entriesDirectory + "/" + Hexadecimal.encode(id) }
 
     /// Whether a vault has been created here.
     public var exists: Bool {
@@ -94,7 +95,7 @@ public struct VaultLocation: Sendable, Equatable {
             if stat(entriesDirectory, &info) != 0 && errno == ENOENT { return [] }
             throw .unreadable(path: entriesDirectory, reason: "\(error)")
         }
-        return names.compactMap(Self.unhex).filter { $0.count == VaultFormat.entryIdLength }.sorted { $0.lexicographicallyPrecedes($1) }
+        return names.compactMap { Hexadecimal.decodeExactly($0) }.filter { $0.count == VaultFormat.entryIdLength }.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     /// How many entries the vault holds (counting files: no key needed).
@@ -118,38 +119,5 @@ public struct VaultLocation: Sendable, Equatable {
         case .notWritable(let path, let reason): return .notWritable(path: path, reason: reason)
         default: return .unsafeFile(error.description)
         }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        var text = ""
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return text
-    }
-
-    /// Lower-case hex only, as the vault writes it; nil for anything else.
-    static func unhex(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard !utf8.isEmpty, utf8.count % 2 == 0 else { return nil }
-        func value(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import Hexadecimal
 import ISO7816
 import PIVWire
 

@@ -1,5 +1,6 @@
 import Crypto
 import FoundationEssentials
+import Hexadecimal
 import ISO7816
 import PIVWire
 

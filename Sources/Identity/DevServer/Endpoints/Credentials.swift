@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Hexadecimal
 import Hummingbird
 import WebAuthn
 
@@ -56,7 +57,7 @@ extension DevServerAPI {
 
         /// An AAGUID in GUID form, as .NET writes a Guid.
         static func guid(_ bytes: [UInt8]) -> String {
-            let hex = Array(AppKeys.hex(bytes))
+            let hex = Array(Hexadecimal.encode(bytes))
             guard hex.count == 32 else { return String(hex) }
             return [hex[0..<8], hex[8..<12], hex[12..<16], hex[16..<20], hex[20..<32]].map { String($0) }.joined(separator: "-")
         }

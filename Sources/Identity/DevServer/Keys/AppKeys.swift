@@ -1,5 +1,6 @@
 import Crypto
 import FoundationEssentials
+import Hexadecimal
 import WebAuthn
 
 /// The app's keys in the hosted formats — public `<app>:public:<32 hex>`,
@@ -14,8 +15,8 @@ struct AppKeys: Sendable, Codable, Equatable {
 
     static func generate(appId: String) -> AppKeys {
         AppKeys(appId: appId,
-                apiKey: "\(appId):public:\(hex(randomBytes(16)))",
-                apiSecret: "\(appId):secret:\(hex(randomBytes(16)))",
+                apiKey: "\(appId):public:\(Hexadecimal.encode(randomBytes(16)))",
+                apiSecret: "\(appId):secret:\(Hexadecimal.encode(randomBytes(16)))",
                 tokenKeyMaterial: Base64URL.encode(randomBytes(32)))
     }
 
@@ -39,16 +40,5 @@ struct AppKeys: Sendable, Codable, Equatable {
     /// Random bytes from the system CSPRNG, by way of swift-crypto.
     static func randomBytes(_ count: Int) -> [UInt8] {
         SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

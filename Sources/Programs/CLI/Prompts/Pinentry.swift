@@ -1,3 +1,5 @@
+import Hexadecimal
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,8 +58,7 @@ struct Pinentry {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "%"), 0x0A, 0x0D:
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+                out += "%" + Hexadecimal.encode([byte], uppercase: true)
             default: out.unicodeScalars.append(Unicode.Scalar(byte))
             }
         }
