@@ -44,6 +44,8 @@ let package = Package(
         .systemLibrary(name: "CMalloc", path: "Sources/System/CMalloc"),  // glibc's malloc_trim: the agent hands freed memory back
         .systemLibrary(name: "CLibCrypto", path: "Sources/System/CLibCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        // Not a C library but the layer's Swift face of glibc's write(2): the one stderr writer, for every program.
+        .target(name: "StandardError", path: "Sources/System/StandardError"),
 
         // MARK: Layer 7 — encodings and the W3C WebAuthn model.
         .target(name: "CBOR", dependencies: ["CCBOR"], path: "Sources/Formats/CBOR"),
@@ -88,16 +90,16 @@ let package = Package(
 
         // MARK: Layer 1 — executables: thin mains.
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey"),
-        .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
+        .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", "StandardError", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
         .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Passwordless",
                                                               "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Sources/Programs/passkey-demo"),
-        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
+        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the three programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // The `passkey` command line: argument parsing, prompts, output.
-        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Interaction", "Settings",
+        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Interaction", "StandardError", "Settings",
                                                   "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
@@ -108,7 +110,7 @@ let package = Package(
                 path: "Fuzz/Targets"),
         // Fuzz build: ASan's runtime, and lld (gold fails on this binary); scripts/fuzz
         // adds libFuzzer's no-main runtime, since SwiftPM gives every executable a main.
-        .executableTarget(name: "passkey-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver",
+        .executableTarget(name: "passkey-fuzz", dependencies: ["FuzzTargets", "StandardError"], path: "Fuzz/Driver",
                           linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=address", "-use-ld=lld"])] : []),
 
         // MARK: Test support shared by the test targets (never linked into a product).

@@ -1,5 +1,6 @@
 #if FUZZING
 import FuzzTargets
+import StandardError
 
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +35,7 @@ enum FuzzDriver {
         }
         guard let name = getenv(targetVariable).map({ String(cString: $0) }), let target = FuzzTargets.named(name) else {
             let names = FuzzTargets.all.map(\.name).joined(separator: " ")
-            printToStandardError("usage: passkey-fuzz TARGET [libFuzzer flags] [corpus dirs]   (or \(targetVariable)=TARGET)\ntargets: \(names)")
+            StandardError.writeLine("usage: passkey-fuzz TARGET [libFuzzer flags] [corpus dirs]   (or \(targetVariable)=TARGET)\ntargets: \(names)")
             exit(2)
         }
         selected = target

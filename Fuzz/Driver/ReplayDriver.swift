@@ -1,5 +1,6 @@
 #if !FUZZING
 import FuzzTargets
+import StandardError
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ enum ReplayDriver {
         var count = 0
         for path in paths.flatMap(CorpusFiles.list) {
             // Said first: if the input traps, this is the last line before the crash report.
-            printToStandardError("replaying \(path)")
+            StandardError.writeLine("replaying \(path)")
             guard let bytes = CorpusFiles.read(path) else { fail("cannot read \(path)") }
             do {
                 try target.run(bytes)
@@ -66,7 +67,7 @@ enum ReplayDriver {
     }
 
     static func fail(_ message: String) -> Never {
-        printToStandardError(message)
+        StandardError.writeLine(message)
         exit(1)
     }
 }

@@ -20,18 +20,3 @@ public enum ProcessEnvironment {
     /// Read once, at first use.
     public static let current: [String: String] = snapshot()
 }
-
-/// Writes to file descriptor 2 without touching C's `stderr` global
-/// (which Swift 6 flags as shared mutable state).
-public enum StandardError {
-    public static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
-    }
-}

@@ -1,4 +1,4 @@
-import Settings
+import StandardError
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,6 +3,7 @@ import AgentServer
 import ArgumentParser
 import Logging
 import Settings
+import StandardError
 
 #if canImport(Glibc)
 import Glibc

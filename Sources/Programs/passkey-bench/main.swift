@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import Settings
+import StandardError
 import Synchronization
 
 #if canImport(Glibc)

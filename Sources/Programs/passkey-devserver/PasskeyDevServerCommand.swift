@@ -8,6 +8,7 @@ import Darwin
 import ArgumentParser
 import DevServer
 import Logging
+import StandardError
 import WebAuthn
 
 @main
@@ -63,12 +64,12 @@ struct PasskeyDevServer: AsyncParsableCommand {
             logger: DevServer.standardErrorLogger(level: level))
         let server: RunningDevServer
         do { server = try await DevServer.start(configuration) } catch {
-            writeLine("passkey-devserver: \(error.description)", to: STDERR_FILENO)
+            StandardError.writeLine("passkey-devserver: \(error.description)")
             throw ExitCode(78)  // EX_CONFIG
         }
         // The start-up contract: exactly one line on stdout, written at once
         // (unbuffered), because the reader waits for it before sending requests.
-        writeLine(server.startupLine, to: STDOUT_FILENO)
+        OutputDescriptor.standardOutput.write(server.startupLine + "\n")
         try await server.waitUntilStopped()
     }
 
@@ -86,19 +87,5 @@ struct PasskeyDevServer: AsyncParsableCommand {
         }
         guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else { return nil }
         return (String(host), port)
-    }
-}
-
-/// Writes a whole line straight to a file descriptor, bypassing stdio buffers.
-func writeLine(_ text: String, to descriptor: Int32) {
-    let bytes = Array((text + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if written < 0 {
-            if errno == EINTR { continue }
-            return
-        }
-        offset += written
     }
 }

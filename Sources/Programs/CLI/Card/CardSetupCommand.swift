@@ -116,4 +116,4 @@ struct CardSetupCommand: Verb {
     }
 }
 
-import Settings
+import StandardError

@@ -1,3 +1,5 @@
+import StandardError
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +20,7 @@ enum TerminalPrompt {
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
-        write(fd, prompt)
+        OutputDescriptor(fd).write(prompt)
         guard tcsetattr(fd, TCSAFLUSH, &silent) == 0 else { return nil }
         defer { _ = tcsetattr(fd, TCSAFLUSH, &saved) }
         return readLine(fd)
@@ -29,24 +31,14 @@ enum TerminalPrompt {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        write(fd, prompt)
+        OutputDescriptor(fd).write(prompt)
         return readLine(fd)
     }
 
     /// Writes a status line ("Touch your security key…") to stderr when it is a terminal.
     static func status(_ text: String) {
         guard isatty(2) == 1 else { return }
-        write(2, text + "\n")
-    }
-
-    private static func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { if errno == EINTR { continue }; return }
-            offset += n
-        }
+        StandardError.writeLine(text)
     }
 
     /// One line without its newline; nil on EOF before any byte.

@@ -1,7 +1,7 @@
 import AgentProtocol
 import ArgumentParser
 import FoundationEssentials
-import Settings
+import StandardError
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,3 @@
-import Settings
-
 /// Columns padded to their widest cell, as `passkey token list` prints them.
 enum TableOutput {
     static func print(header: [String], rows: [[String]]) {
@@ -13,9 +11,4 @@ enum TableOutput {
             Output.line(cells.joined(separator: "  "))
         }
     }
-}
-
-/// One line on standard error (problems beside a result on standard output).
-enum StandardErrorLine {
-    static func write(_ text: String) { StandardError.write(text + "\n") }
 }

@@ -1,6 +1,7 @@
 import AgentProtocol
 import ArgumentParser
 import FoundationEssentials
+import StandardError
 
 /// `passkey token …`: OAuth/OIDC tokens kept in the vault, refreshed by the agent.
 struct TokenCommand: AsyncParsableCommand {
@@ -105,7 +106,7 @@ struct TokenList: Verb {
         let now = Int64(Date().timeIntervalSince1970)
         let rows = list.tokens.map { [$0.account, $0.issuer, $0.subject ?? "-", Self.expiry($0.expiresAt, now: now)] }
         TableOutput.print(header: ["ACCOUNT", "ISSUER", "SUBJECT", "EXPIRES"], rows: rows)
-        for problem in list.damaged { StandardErrorLine.write("passkey: \(problem)") }
+        for problem in list.damaged { StandardError.writeLine("passkey: \(problem)") }
     }
 
     /// "2025-05-01T12:00:00Z (in 59 min)" or "… (expired 2 h ago)".
