@@ -89,14 +89,18 @@ let package = Package(
         .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "Hexadecimal", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Layer 1 — executables: thin mains.
+        // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
+        // commands with the agent's core, when no agent answers (docs/ARCHITECTURE.md, "Programs").
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey"),
+        .executableTarget(name: "passkey-local", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Interaction"],
+                          path: "Sources/Programs/passkey-local"),
         .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", "StandardError", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
         .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Passwordless",
                                                               "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Sources/Programs/passkey-demo"),
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
-        // Benchmarks (release build): depends on the three programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // The `passkey` command line: argument parsing, prompts, output.
         .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Interaction", "StandardError", "Settings",
@@ -124,7 +128,7 @@ let package = Package(
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
                                                   "CBOR", "TestSupport", crypto]),
         .testTarget(name: "SmartCardTests",
-                    dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", crypto, x509, logging]),
+                    dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),

@@ -1,10 +1,6 @@
 import AgentProtocol
 import ArgumentParser
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `passkey demo` runs `passkey-demo`, installed next to `passkey`: the demo
 /// embeds the devserver, which `passkey` itself should not carry.
 struct DemoCommand: ParsableCommand {
@@ -24,23 +20,9 @@ struct DemoCommand: ParsableCommand {
     @OptionGroup var pinOptions: PINOptions
 
     func run() throws {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        // Next to this program; if /proc cannot say where that is, on PATH.
-        let program: String
-        if length > 0 {
-            let own = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            program = String(own[..<(own.lastIndex(of: "/") ?? own.startIndex)]) + "/passkey-demo"
-        } else {
-            program = "passkey-demo"
-        }
-        var arguments = [program]
+        var arguments = ["passkey-demo"]
         if let device { arguments += ["--device", device] }
         if pinOptions.pinStdin { arguments.append("--pin-stdin") }
-        let argv = arguments.map { strdup($0) } + [nil]
-        execvp(program, argv)
-        // Only reached when exec failed.
-        throw Output.fail(AgentError(.internal, "cannot run \(program) (\(String(cString: strerror(errno)))); install passkey-demo next to passkey"),
-                          json: false)
+        throw Output.fail(SiblingProgram.exec("passkey-demo", arguments: arguments), json: false)
     }
 }

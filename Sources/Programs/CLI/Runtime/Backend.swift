@@ -1,19 +1,15 @@
 import AgentClient
-import AgentCore
 import AgentProtocol
 import Interaction
 import Settings
-import WebAuthnClient
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where a verb runs: through the agent when its socket answers, else in
-/// this process with the same core (`--no-agent` forces that).
+/// this process with the agent's core (`--no-agent` forces that). Only
+/// `passkey-local` links the core: the light `passkey` hands the whole
+/// command line over to it instead (LocalProgram).
 enum Backend {
     case agent(AgentConnection)
-    case inProcess(AgentCore)
+    case inProcess(any InProcessCore)
 
     static func choose(noAgent: Bool) throws(AgentError) -> Backend {
         let environment = ProcessEnvironment.current
@@ -23,7 +19,10 @@ enum Backend {
            let connection = try AgentConnection.connect(path: path) {
             return .agent(connection)
         }
-        return .inProcess(try AgentCore(environment: environment, runningAsAgent: false))
+        guard let core = try InProcessBackend.make(environment: environment) else {
+            throw LocalProgram.handOver()
+        }
+        return .inProcess(core)
     }
 
     func call<M: AgentMethod>(_ method: M.Type, _ params: M.Params,

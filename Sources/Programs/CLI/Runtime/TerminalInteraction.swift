@@ -1,9 +1,7 @@
 import AgentProtocol
-import FIDO
 import Interaction
 import Settings
 import Synchronization
-import WebAuthnClient
 
 /// Answers a ceremony's questions at the terminal: "Touch your security
 /// key…" on stderr, PIN prompts (or `--pin-stdin`, or pinentry), and the
