@@ -53,16 +53,23 @@ let package = Package(
         .target(name: "ISO7816", dependencies: ["Hexadecimal"], path: "Sources/Formats/ISO7816"),
         .target(name: "PIVWire", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras], path: "Sources/Formats/PIVWire"),
         .target(name: "SecureFiles", path: "Sources/Formats/SecureFiles"),
-        .target(name: "WebAuthn", dependencies: ["CBOR", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
+        // One line naming the JSON member a DecodingError is about, for every reader of outside JSON.
+        .target(name: "DecodingErrors", path: "Sources/Formats/DecodingErrors"),
+        // WebAuthn's JSON forms on FoundationEssentials alone: the agent's protocol speaks them.
+        .target(name: "WebAuthnJSON", path: "Sources/Formats/WebAuthnJSON"),
+        .target(name: "WebAuthn", dependencies: ["WebAuthnJSON", "CBOR", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
         // What an operation asks the user (PIN, touch, which account): no dependencies, so the light client can use it.
         .target(name: "Interaction", path: "Sources/Formats/Interaction"),
 
         // MARK: Layer 6 — software devices.
-        .target(name: "VirtualAuthenticator", dependencies: ["CBOR", "WebAuthn", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
+        // What libfido2's custom I/O hooks talk to: a device speaking CTAPHID in 64-byte packets.
+        // FIDO drives it; the virtual authenticator implements it, so neither imports the other.
+        .target(name: "PacketDevice", path: "Sources/Devices/PacketDevice"),
+        .target(name: "VirtualAuthenticator", dependencies: ["PacketDevice", "CBOR", "WebAuthn", "DecodingErrors", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
         .target(name: "VirtualCard", dependencies: ["Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", crypto, logging], path: "Sources/Devices/VirtualCard"),
 
         // MARK: Layer 5 — hardware access.
-        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "Interaction", "VirtualAuthenticator"], path: "Sources/Devices/FIDO"),
+        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "Interaction", "PacketDevice"], path: "Sources/Devices/FIDO"),
         .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"], path: "Sources/Devices/SmartCard"),
         .target(name: "PIV", dependencies: ["SmartCard", "Hexadecimal", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
 
@@ -71,14 +78,14 @@ let package = Package(
 
         // MARK: Layer 4 — ceremonies, tokens, the vault.
         .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", "Interaction", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
-        .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
+        .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
         .target(name: "Vault", dependencies: ["FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
-        .target(name: "Tokens", dependencies: ["HTTPTransport"], path: "Sources/Identity/Tokens"),
+        .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Tokens"),
 
         // MARK: Layer 3 — the agent's protocol types and settings.
-        .target(name: "AgentProtocol", dependencies: ["Interaction", "WebAuthn", "PIV", "Passwordless"], path: "Sources/Agent/Protocol"),
+        .target(name: "AgentProtocol", dependencies: ["Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
         .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
-        .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "Settings", "FIDO", "VirtualAuthenticator",
+        .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens",
                                                   "PIV", "PIVWire", "SmartCard", "Hexadecimal"], path: "Sources/Agent/Core"),
 
@@ -86,7 +93,7 @@ let package = Package(
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "Interaction", "CMalloc",
                                                     nio, nioPosix, logging], path: "Sources/Agent/Server"),
-        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "Hexadecimal", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
+        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Layer 1 — executables: thin mains.
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
@@ -103,12 +110,12 @@ let package = Package(
         .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // The `passkey` command line: argument parsing, prompts, output.
-        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Interaction", "StandardError", "Settings",
+        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Interaction", "DecodingErrors", "StandardError", "Settings",
                                                   "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
-        .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
+        .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
                                                    "ISO7816", "VirtualCard", "Tokens", "Settings", "AgentProtocol",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),

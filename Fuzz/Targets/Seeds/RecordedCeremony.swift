@@ -1,6 +1,7 @@
 import FIDO
 import FoundationEssentials
 import Interaction
+import PacketDevice
 import Synchronization
 import VirtualAuthenticator
 import WebAuthn

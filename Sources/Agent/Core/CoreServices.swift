@@ -25,7 +25,7 @@ public final class CoreServices: Sendable {
     init(environment: [String: String], runningAsAgent: Bool) throws(AgentError) {
         paths = AgentPaths(environment: environment)
         do { config = try LiveSettings(path: paths.configFile) } catch {
-            throw AgentError(.invalidInput, error.description)
+            throw AgentError(error)
         }
         self.environment = environment
         devices = DeviceBroker(config: config, paths: paths, environment: environment)

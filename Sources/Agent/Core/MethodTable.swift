@@ -1,4 +1,5 @@
 import AgentProtocol
+import DecodingErrors
 import FoundationEssentials
 import Interaction
 import WebAuthn

@@ -8,8 +8,8 @@ extension CoreServices {
             let ceremonies = try self.passwordless(params.server)
             let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
             return try await self.devices.withDevice(params.device) { device in
-                try await ceremonies.register(token: params.token, nickname: params.nickname, on: device,
-                                              pin: params.pin, interaction: guarded)
+                PasskeyRegistration(try await ceremonies.register(token: params.token, nickname: params.nickname, on: device,
+                                                                  pin: params.pin, interaction: guarded))
             }
         }
         table.register(PasskeySignInMethod.self) { params, interaction in
@@ -17,7 +17,8 @@ extension CoreServices {
             let ceremonies = try self.passwordless(params.server)
             let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
             return try await self.devices.withDevice(params.device) { device in
-                try await ceremonies.signIn(account, user: params.user, on: device, pin: params.pin, interaction: guarded)
+                PasskeySignIn(try await ceremonies.signIn(account, user: params.user, on: device, pin: params.pin,
+                                                          interaction: guarded))
             }
         }
     }
@@ -40,5 +41,21 @@ extension CoreServices {
         if let alias = params.alias { return .alias(alias) }
         if let userId = params.userId { return .userId(userId) }
         return .discoverable
+    }
+}
+
+/// The ceremonies' results as the methods' wire types.
+extension PasskeyRegistration {
+    init(_ registration: PasswordlessCeremonies.Registration) {
+        self.init(token: registration.token, credentialId: registration.credentialId, rpId: registration.rpId,
+                  origin: registration.origin, nickname: registration.nickname, residentKey: registration.residentKey,
+                  transports: registration.transports, authenticatorAttachment: registration.authenticatorAttachment)
+    }
+}
+
+extension PasskeySignIn {
+    init(_ signIn: PasswordlessCeremonies.SignIn) {
+        self.init(token: signIn.token, credentialId: signIn.credentialId, userHandle: signIn.userHandle,
+                  rpId: signIn.rpId, origin: signIn.origin)
     }
 }

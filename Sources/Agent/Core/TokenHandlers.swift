@@ -16,61 +16,55 @@ final class TokenState: Sendable {
 extension CoreServices {
     func registerTokens(into table: inout MethodTable.Builder) {
         table.register(TokenGetMethod.self) { params, _ in
-            try await self.vaultCall { try await self.accessToken(params) }
+            try await self.accessToken(params)
         }
         table.register(TokenPutMethod.self) { params, _ in
-            try await self.vaultCall {
-                try Self.checkAccount(params.account)
-                let document: [UInt8]
-                do { document = Array(try JSONEncoder().encode(params.token)) } catch {
-                    throw AgentError(.invalidParams, "`token` is not a JSON object")
-                }
-                let tokens = try TokenDocument.tokenSet(from: document, now: TokenSet.now())
-                try await self.vault.withUnlocked { open in
-                    try await self.tokens.accountLocks.withLock(params.account) {
-                        try open.write(Self.entryName(params.account), tokens.encoded())
-                    }
-                }
-                return Self.summary(params.account, tokens)
+            try Self.checkAccount(params.account)
+            let document: [UInt8]
+            do { document = Array(try JSONEncoder().encode(params.token)) } catch {
+                throw AgentError(.invalidParams, "`token` is not a JSON object")
             }
+            let tokens = try TokenDocument.tokenSet(from: document, now: TokenSet.now())
+            try await self.vault.withUnlocked { open in
+                try await self.tokens.accountLocks.withLock(params.account) {
+                    try open.write(Self.entryName(params.account), tokens.encoded())
+                }
+            }
+            return Self.summary(params.account, tokens)
         }
         table.register(TokenListMethod.self) { _, _ in
-            try await self.vaultCall {
-                let listings = try await self.vault.withUnlocked { open in
-                    try open.entries(withPrefix: Self.entryPrefix)
-                }
-                var summaries: [TokenSummary] = []
-                var damaged: [String] = []
-                for listing in listings {
-                    switch listing {
-                    case .entry(let name, let payload):
-                        let account = String(name.dropFirst(Self.entryPrefix.count))
-                        do throws(TokenError) {
-                            summaries.append(Self.summary(account, try TokenSet(decoding: payload, account: account)))
-                        } catch {
-                            damaged.append(error.description)
-                        }
-                    case .damaged(let error):
+            let listings = try await self.vault.withUnlocked { open in
+                try open.entries(withPrefix: Self.entryPrefix)
+            }
+            var summaries: [TokenSummary] = []
+            var damaged: [String] = []
+            for listing in listings {
+                switch listing {
+                case .entry(let name, let payload):
+                    let account = String(name.dropFirst(Self.entryPrefix.count))
+                    do throws(TokenError) {
+                        summaries.append(Self.summary(account, try TokenSet(decoding: payload, account: account)))
+                    } catch {
                         damaged.append(error.description)
                     }
+                case .damaged(let error):
+                    damaged.append(error.description)
                 }
-                return TokenList(tokens: summaries.sorted { $0.account < $1.account }, damaged: damaged)
             }
+            return TokenList(tokens: summaries.sorted { $0.account < $1.account }, damaged: damaged)
         }
         table.register(TokenDeleteMethod.self) { params, _ in
-            try await self.vaultCall {
-                try Self.checkAccount(params.account)
-                try await self.vault.withUnlocked { open in
-                    try await self.tokens.accountLocks.withLock(params.account) {
-                        do throws(VaultError) {
-                            try open.remove(Self.entryName(params.account))
-                        } catch .entryNotFound {
-                            throw AgentError(.notFound, "no tokens are stored for \"\(params.account)\" (see `passkey token list`)")
-                        }
+            try Self.checkAccount(params.account)
+            try await self.vault.withUnlocked { open in
+                try await self.tokens.accountLocks.withLock(params.account) {
+                    do throws(VaultError) {
+                        try open.remove(Self.entryName(params.account))
+                    } catch .entryNotFound {
+                        throw AgentError(.notFound, "no tokens are stored for \"\(params.account)\" (see `passkey token list`)")
                     }
                 }
-                return TokenDeleteResult(account: params.account, deleted: true)
             }
+            return TokenDeleteResult(account: params.account, deleted: true)
         }
     }
 

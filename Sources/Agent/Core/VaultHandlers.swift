@@ -9,44 +9,31 @@ import WebAuthnClient
 extension CoreServices {
     func registerVault(into table: inout MethodTable.Builder) {
         table.register(AgentUnlockMethod.self) { params, interaction in
-            try await self.vaultCall {
-                let secrets = VaultSecrets(interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false),
-                                           givenPIN: params.pin)
-                try await self.vault.slotOperations.withLock { try await self.unlock(params, secrets: secrets) }
-                return try self.vaultReport()
-            }
+            let secrets = VaultSecrets(interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false),
+                                       givenPIN: params.pin)
+            try await self.vault.slotOperations.withLock { try await self.unlock(params, secrets: secrets) }
+            return try self.vaultReport()
         }
         table.registerQuick(AgentLockMethod.self) { _ in
             LockResult(locked: true, wasUnlocked: self.vault.lock(reason: "locked by `agent.lock`"))
         }
         table.register(VaultInitMethod.self) { params, interaction in
-            try await self.vaultCall { try await self.initializeVault(params, interaction: interaction) }
+            try await self.initializeVault(params, interaction: interaction)
         }
         table.register(VaultAddSlotMethod.self) { params, interaction in
-            try await self.vaultCall { try await self.addSlot(params, interaction: interaction) }
+            try await self.addSlot(params, interaction: interaction)
         }
         table.register(VaultRemoveSlotMethod.self) { params, _ in
-            try await self.vaultCall {
-                guard let id = UInt8(exactly: params.slot), id > 0 else {
-                    throw AgentError(.invalidParams, "`slot` is a slot number from `vault status` (1–255)")
-                }
-                try await self.vault.slotOperations.withLock {
-                    try await self.vault.withUnlocked { open in _ = try open.removeSlot(id) }
-                }
-                return try self.vaultReport()
+            guard let id = UInt8(exactly: params.slot), id > 0 else {
+                throw AgentError(.invalidParams, "`slot` is a slot number from `vault status` (1–255)")
             }
+            try await self.vault.slotOperations.withLock {
+                try await self.vault.withUnlocked { open in _ = try open.removeSlot(id) }
+            }
+            return try self.vaultReport()
         }
         table.register(VaultStatusMethod.self) { _, _ in
-            try await self.vaultCall { try self.vaultReport() }
-        }
-    }
-
-    /// Runs a vault handler, mapping vault and token errors onto the socket's kinds.
-    func vaultCall<T: Sendable>(_ body: () async throws -> T) async throws(AgentError) -> T {
-        do {
-            return try await body()
-        } catch {
-            throw AgentError(vaultHandler: error)
+            try self.vaultReport()
         }
     }
 

@@ -152,7 +152,7 @@ final class VaultService: Sendable {
 
     func lockedError() -> AgentError {
         guard location.exists else {
-            return AgentError(.vaultError, VaultError.notInitialized(path: location.directory).description)
+            return AgentError(vault: .notInitialized(path: location.directory))
         }
         if runningAsAgent {
             return AgentError(.locked, "the vault is locked: unlock it with `passkey unlock`")

@@ -1,5 +1,3 @@
-import Passwordless
-
 /// Which passwordless.dev app a ceremony talks to. Each field overrides the
 /// `[passwordless]` table of the agent's config.toml.
 public struct PasswordlessOverrides: Codable, Sendable, Equatable {
@@ -41,7 +39,7 @@ public enum PasskeyRegisterMethod: AgentMethod {
     }
 
     /// The verify token for the app's backend (`/signin/verify`) and what was registered.
-    public typealias Result = PasswordlessCeremonies.Registration
+    public typealias Result = PasskeyRegistration
 }
 
 /// `passkey.signin`: sign in by alias, by user id, or with a discoverable
@@ -75,5 +73,50 @@ public enum PasskeySignInMethod: AgentMethod {
         }
     }
 
-    public typealias Result = PasswordlessCeremonies.SignIn
+    public typealias Result = PasskeySignIn
+}
+
+/// `passkey.register`'s result: the verify token and what was registered.
+public struct PasskeyRegistration: Sendable, Codable, Equatable {
+    /// The `verify_…` token for `/signin/verify`.
+    public var token: String
+    public var credentialId: String
+    public var rpId: String
+    public var origin: String
+    public var nickname: String?
+    /// Stored on the key as a discoverable credential (credProps.rk).
+    public var residentKey: Bool?
+    public var transports: [String]
+    public var authenticatorAttachment: String?
+
+    public init(token: String, credentialId: String, rpId: String, origin: String, nickname: String?,
+                residentKey: Bool?, transports: [String], authenticatorAttachment: String?) {
+        self.token = token
+        self.credentialId = credentialId
+        self.rpId = rpId
+        self.origin = origin
+        self.nickname = nickname
+        self.residentKey = residentKey
+        self.transports = transports
+        self.authenticatorAttachment = authenticatorAttachment
+    }
+}
+
+/// `passkey.signin`'s result: the verify token and the credential used.
+public struct PasskeySignIn: Sendable, Codable, Equatable {
+    /// The `verify_…` token for `/signin/verify`.
+    public var token: String
+    public var credentialId: String
+    /// The user handle (base64url) the key returned, for discoverable credentials.
+    public var userHandle: String?
+    public var rpId: String
+    public var origin: String
+
+    public init(token: String, credentialId: String, userHandle: String?, rpId: String, origin: String) {
+        self.token = token
+        self.credentialId = credentialId
+        self.userHandle = userHandle
+        self.rpId = rpId
+        self.origin = origin
+    }
 }

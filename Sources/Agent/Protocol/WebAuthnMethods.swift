@@ -1,4 +1,4 @@
-import WebAuthn
+import WebAuthnJSON
 
 /// `webauthn.create`: a registration ceremony on a security key, as a
 /// browser would run it for `origin`.

@@ -1,6 +1,7 @@
 import CFIDO2
 import Dispatch
 import Interaction
+import PacketDevice
 import Synchronization
 
 /// Which authenticator to open.

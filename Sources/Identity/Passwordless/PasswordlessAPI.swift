@@ -1,3 +1,4 @@
+import DecodingErrors
 import FoundationEssentials
 import HTTPTransport
 import WebAuthn

@@ -1,3 +1,4 @@
+import DecodingErrors
 import FoundationEssentials
 
 /// An OAuth 2.0 token response (RFC 6749 §5.1) — from a token endpoint, or
@@ -92,9 +93,10 @@ public struct TokenResponse: Sendable, Equatable {
         static func decode(_ bytes: [UInt8]) -> Result<Body, Problem> {
             do {
                 return .success(try JSONDecoder().decode(Body.self, from: Data(bytes)))
-            } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
-                return .failure(Problem(text: "`\(context.codingPath.map(\.stringValue).joined(separator: "."))` \(context.debugDescription)"))
             } catch {
+                if let problem = DecodingProblem(error), case .invalid(let reason) = problem.kind, !problem.path.isEmpty {
+                    return .failure(Problem(text: "`\(problem.path)` \(reason)"))
+                }
                 return .failure(Problem(text: "not a JSON object"))
             }
         }

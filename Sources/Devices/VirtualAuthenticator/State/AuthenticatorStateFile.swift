@@ -1,3 +1,4 @@
+import DecodingErrors
 import FoundationEssentials
 import SecureFiles
 import WebAuthn
@@ -146,20 +147,15 @@ final class AuthenticatorStateFile {
 
     /// Names the JSON member that failed, never its value (values are secrets).
     static func describe(_ error: DecodingError) -> String {
-        func pathString(_ path: [any CodingKey]) -> String {
-            let text = DecodingErrorText.memberPath(path)
-            return text.isEmpty ? "the top level" : text
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let parent = pathString(context.codingPath)
-            return "member \(key.stringValue) is missing" + (context.codingPath.isEmpty ? "" : " in \(parent)")
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(pathString(context.codingPath)) has the wrong type"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(pathString(context.codingPath)) is not valid"
-        @unknown default:
-            return "not a valid state document"
+        guard let problem = DecodingProblem(error) else { return "not a valid state document" }
+        let at = problem.path.isEmpty ? "the top level" : problem.path
+        switch problem.kind {
+        case .missing(let member):
+            return "member \(member) is missing" + (problem.path.isEmpty ? "" : " in \(at)")
+        case .wrongType, .null:
+            return "\(at) has the wrong type"
+        case .invalid:
+            return problem.path.isEmpty ? "not valid JSON" : "\(at) is not valid"
         }
     }
 }

@@ -1,3 +1,4 @@
+import DecodingErrors
 import FoundationEssentials
 import Hummingbird
 import NIOCore
@@ -68,35 +69,32 @@ enum RequestJSON {
         }
     }
 
-    /// One line naming the member path and what is wrong with it.
+    /// One line naming the member path and what is wrong with it, in the
+    /// hosted API's words.
     static func describe(_ error: DecodingError) -> String {
-        let path = DecodingErrorText.memberPath
-        switch error {
-        case .keyNotFound(let key, let context):
-            let parent = path(context.codingPath)
-            return "The request body lacks \(parent.isEmpty ? "" : parent + ".")\(key.stringValue)."
-        case .typeMismatch(let type, let context):
-            let where_ = path(context.codingPath)
-            if where_.isEmpty { return "The request body must be a JSON object." }
-            return "\(where_) has the wrong type (expected \(typeName(type)))."
-        case .valueNotFound(let type, let context):
-            return "\(path(context.codingPath)) is null (expected \(typeName(type)))."
-        case .dataCorrupted(let context):
-            let where_ = path(context.codingPath)
-            if where_.isEmpty { return "The request body is not valid JSON." }
-            return "\(where_) is invalid: \(context.debugDescription)."
-        @unknown default:
-            return "The request body could not be read."
+        guard let problem = DecodingProblem(error) else { return "The request body could not be read." }
+        let at = problem.path
+        switch problem.kind {
+        case .missing(let member):
+            return "The request body lacks \(at.isEmpty ? "" : at + ".")\(member)."
+        case .wrongType(let expected):
+            if at.isEmpty { return "The request body must be a JSON object." }
+            return "\(at) has the wrong type (expected \(name(of: expected)))."
+        case .null(let expected):
+            return "\(at) is null (expected \(name(of: expected)))."
+        case .invalid(let reason):
+            if at.isEmpty { return "The request body is not valid JSON." }
+            return "\(at) is invalid: \(reason)."
         }
     }
 
-    private static func typeName(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Bool.Type: return "a boolean"
-        case is Int.Type, is Int64.Type, is UInt32.Type, is Double.Type: return "a number"
-        default:
-            return String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+    private static func name(of kind: JSONKind) -> String {
+        switch kind {
+        case .string: return "a string"
+        case .boolean: return "a boolean"
+        case .number: return "a number"
+        case .array: return "an array"
+        case .object: return "an object"
         }
     }
 }

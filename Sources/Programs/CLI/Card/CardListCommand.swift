@@ -1,6 +1,5 @@
 import AgentProtocol
 import ArgumentParser
-import PIV
 
 /// `passkey card list`: readers, cards, their applications, PIN tries and keys.
 struct CardListCommand: Verb {
@@ -16,7 +15,7 @@ struct CardListCommand: Verb {
         print(inventory)
     }
 
-    private func print(_ inventory: CardInventory) {
+    private func print(_ inventory: CardInventoryReport) {
         if inventory.readers.isEmpty {
             Output.line("No smart card reader is connected.")
             return
@@ -48,7 +47,7 @@ struct CardListCommand: Verb {
                 Output.line("  keys:")
                 for key in piv.keys {
                     let subject = key.certificateSubject.map { "  \($0)" } ?? "  (no certificate)"
-                    Output.line("    \(key.slot.hex)  \(key.slotName)  \(key.algorithm ?? "unknown algorithm")\(subject)")
+                    Output.line("    \(key.slot)  \(key.slotName)  \(key.algorithm ?? "unknown algorithm")\(subject)")
                 }
             }
         }

@@ -1,7 +1,5 @@
-import AgentCore
 import AgentProtocol
 import ArgumentParser
-import PIV
 
 struct CardPINCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,7 +38,7 @@ struct CardPINChangeCommand: Verb {
         let status = try await backend.call(CardPINStatusMethod.self, .init(reader: options.reader), interaction: interaction)
         let what = puk ? "PUK" : "PIN"
         let triesLeft = puk ? status.pukTriesLeft : status.pinTriesLeft
-        if triesLeft == 0 { throw AgentError(puk ? PIVError.pukBlocked : PIVError.pinBlocked) }
+        if triesLeft == 0 { throw AgentError.cardBlocked(puk ? .puk : .pin) }
         let secrets = CardSecrets(pinStdin: options.pinStdin)
         let current = try secrets.current(what, reader: status.reader, triesLeft: triesLeft)
         let new = try secrets.new(what)
@@ -67,7 +65,7 @@ struct CardPINUnblockCommand: Verb {
     func execute(on backend: Backend) async throws(AgentError) {
         let interaction = TerminalInteraction(pins: .interactive)
         let status = try await backend.call(CardPINStatusMethod.self, .init(reader: options.reader), interaction: interaction)
-        if status.pukTriesLeft == 0 { throw AgentError(PIVError.pukBlocked) }
+        if status.pukTriesLeft == 0 { throw AgentError.cardBlocked(.puk) }
         let secrets = CardSecrets(pinStdin: options.pinStdin)
         let puk = try secrets.current("PUK", reader: status.reader, triesLeft: status.pukTriesLeft)
         let newPIN = try secrets.new("PIN")
@@ -78,7 +76,7 @@ struct CardPINUnblockCommand: Verb {
 }
 
 enum CardPINOutput {
-    static func print(_ report: PINManagement.Report, json: Bool) {
+    static func print(_ report: CardPINReport, json: Bool) {
         if json { Output.json(report); return }
         let done: String
         switch report.operation {

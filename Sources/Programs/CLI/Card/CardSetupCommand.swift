@@ -1,7 +1,5 @@
-import AgentCore
 import AgentProtocol
 import ArgumentParser
-import PIV
 
 /// `passkey card setup`: the 9D key and certificate the vault's `piv` key slot uses.
 struct CardSetupCommand: Verb {
@@ -42,7 +40,7 @@ struct CardSetupCommand: Verb {
                                           interaction: interaction)
         if plan.existingKey == .present && !force {
             throw AgentError(.alreadyRegistered,
-                             "slot \(plan.slot.hex) already holds a key; pass --force to replace it (the old key is lost for good)")
+                             "slot \(plan.slot) already holds a key; pass --force to replace it (the old key is lost for good)")
         }
         announce(plan)
         try confirm()
@@ -50,7 +48,7 @@ struct CardSetupCommand: Verb {
         let secrets = CardSecrets(pinStdin: pinStdin)
         let status = try await backend.call(CardPINStatusMethod.self, .init(reader: reader), interaction: interaction)
         // Asking for a PIN the card will refuse anyway would only confuse.
-        if status.pinTriesLeft == 0 { throw AgentError(PIVError.pinBlocked) }
+        if status.pinTriesLeft == 0 { throw AgentError.cardBlocked(.pin) }
         let pin = try secrets.current("PIN", reader: reader, triesLeft: status.pinTriesLeft)
         let managementKey = managementKeyStdin ? try secrets.managementKeyFromStandardInput() : nil
         let report = try await backend.call(CardSetupMethod.self,
@@ -59,8 +57,8 @@ struct CardSetupCommand: Verb {
         if runOptions.json {
             Output.json(report)
         } else {
-            Output.line("Slot \(report.slot.hex) of the card in \"\(report.reader)\" now holds a new P-256 key.")
-            Output.line("  public key:  \(report.publicKey.hex)")
+            Output.line("Slot \(report.slot) of the card in \"\(report.reader)\" now holds a new P-256 key.")
+            Output.line("  public key:  \(report.publicKey.point)")
             Output.line("  certificate: \(report.certificateSubject)")
             if report.replacedExistingKey { Output.line("  (the key that was there before is gone)") }
         }
@@ -70,7 +68,7 @@ struct CardSetupCommand: Verb {
     }
 
     /// "Says what it is about to do before doing it", on stderr so stdout stays the result.
-    private func announce(_ plan: CardSetup.Plan) {
+    private func announce(_ plan: CardSetupPlan) {
         var text = "passkey card setup will, on the card in \"\(plan.reader)\""
         if let serial = plan.serialNumber { text += " (serial \(serial))" }
         text += ":\n"
@@ -87,7 +85,7 @@ struct CardSetupCommand: Verb {
     }
 
     /// On a terminal only, and never forced: offer to replace factory defaults.
-    private func offerToChangeDefaults(_ report: CardSetup.Report, pin: String, managementKey: String?,
+    private func offerToChangeDefaults(_ report: CardSetupReport, pin: String, managementKey: String?,
                                        backend: Backend) async throws(AgentError) {
         let secrets = CardSecrets(pinStdin: false)
         let interaction = TerminalInteraction(pins: .interactive)

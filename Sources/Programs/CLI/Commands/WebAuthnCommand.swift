@@ -1,5 +1,6 @@
 import AgentProtocol
 import ArgumentParser
+import DecodingErrors
 import FoundationEssentials
 import WebAuthn
 

@@ -1,16 +1,14 @@
-import PIV
-
 /// `card.list`: readers, cards, their applications, PIN tries and keys.
 public enum CardListMethod: AgentMethod {
     public static let name = "card.list"
     public typealias Params = NoParams
-    public typealias Result = CardInventory
+    public typealias Result = CardInventoryReport
 }
 
 /// `card.plan`: what `card.setup` would do to the card in `reader`; changes nothing.
 public enum CardPlanMethod: AgentMethod {
     public static let name = "card.plan"
-    public typealias Result = CardSetup.Plan
+    public typealias Result = CardSetupPlan
 
     public struct Params: Codable, Sendable, Equatable {
         public var reader: String
@@ -27,7 +25,7 @@ public enum CardPlanMethod: AgentMethod {
 /// `card.setup`: a P-256 key in slot 9D and a self-signed certificate for it.
 public enum CardSetupMethod: AgentMethod {
     public static let name = "card.setup"
-    public typealias Result = CardSetup.Report
+    public typealias Result = CardSetupReport
 
     public struct Params: Codable, Sendable, Equatable {
         public var reader: String
@@ -72,7 +70,7 @@ public enum CardPINStatusMethod: AgentMethod {
 /// `card.changePIN`: change the PIN (or, with `puk: true`, the PUK). Every answer carries the tries left.
 public enum CardChangePINMethod: AgentMethod {
     public static let name = "card.changePIN"
-    public typealias Result = PINManagement.Report
+    public typealias Result = CardPINReport
 
     public struct Params: Codable, Sendable, Equatable {
         public var reader: String?
@@ -92,7 +90,7 @@ public enum CardChangePINMethod: AgentMethod {
 /// `card.unblockPIN`: a new PIN set with the PUK.
 public enum CardUnblockPINMethod: AgentMethod {
     public static let name = "card.unblockPIN"
-    public typealias Result = PINManagement.Report
+    public typealias Result = CardPINReport
 
     public struct Params: Codable, Sendable, Equatable {
         public var reader: String?

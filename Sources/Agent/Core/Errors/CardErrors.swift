@@ -2,8 +2,9 @@ import AgentProtocol
 import PIV
 import SmartCard
 
-/// Card failures as the protocol's error kinds, so exit statuses and JSON
-/// errors match every other verb. Tries left travel in `triesLeft`.
+/// Card failures (the PIV client's and pcsc-lite's) as the protocol's error
+/// kinds, so exit statuses and JSON errors match every other verb. Tries
+/// left travel in `triesLeft`.
 extension AgentError {
     init(piv error: PIVError) {
         switch error {
@@ -15,8 +16,10 @@ extension AgentError {
             self.init(.invalidInput, error.description)
         case .wrongPIN(let tries), .wrongPUK(let tries):
             self.init(.pinInvalid, error.description, details: ["triesLeft": .number(Double(tries))])
-        case .pinBlocked, .pukBlocked:
-            self.init(.pinBlocked, error.description, details: ["triesLeft": .number(0)])
+        case .pinBlocked:
+            self = .cardBlocked(.pin)
+        case .pukBlocked:
+            self = .cardBlocked(.puk)
         case .pinRequired, .pinRequiredToRead:
             self.init(.pinRequired, error.description)
         case .noKey:
