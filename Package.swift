@@ -110,8 +110,9 @@ let package = Package(
         .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // The `passkey` command line: argument parsing, prompts, output.
-        .target(name: "PasskeyCLI", dependencies: ["AgentCore", "AgentClient", "AgentProtocol", "Interaction", "DecodingErrors", "StandardError", "Settings",
-                                                  "FIDO", "WebAuthn", "WebAuthnClient", "PIV", "SmartCard", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI"),
+        // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
+        .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "StandardError", "DecodingErrors", "Settings",
+                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).

@@ -1,5 +1,4 @@
 import AgentProtocol
-import PIV
 import Settings
 
 /// Reads PINs, PUKs and management keys for the card verbs: from standard

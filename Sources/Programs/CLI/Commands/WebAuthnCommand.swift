@@ -2,7 +2,7 @@ import AgentProtocol
 import ArgumentParser
 import DecodingErrors
 import FoundationEssentials
-import WebAuthn
+import WebAuthnJSON
 
 struct WebAuthnCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
