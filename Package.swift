@@ -140,6 +140,7 @@ let package = Package(
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
+        .testTarget(name: "DecodingErrorsTests", dependencies: ["DecodingErrors"]),
         .testTarget(name: "PIVWireTests", dependencies: ["PIVWire", "Hexadecimal"]),
         .testTarget(name: "HexadecimalTests", dependencies: ["Hexadecimal"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
