@@ -60,9 +60,8 @@ public struct CreateCredential: Sendable {
         request.userVerification = verification.verify
         let makeCredential = request
 
-        let result = try await PINExchange(device: device, interaction: interaction, givenPIN: givenPIN,
-                                           needsPIN: verification.needsPIN,
-                                           reason: "to register with \(rpId)").run { (pin) async throws(FIDOError) in
+        let result = try await PINExchange(interaction: interaction, givenPIN: givenPIN)
+            .ceremony(on: device, needsPIN: verification.needsPIN, reason: "to register with \(rpId)") { (pin) async throws(FIDOError) in
             try await device.perform { device throws(FIDOError) in
                 try device.makeCredential(makeCredential, pin: pin, progress: { interaction.progress($0) })
             }

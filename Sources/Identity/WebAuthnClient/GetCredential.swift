@@ -40,9 +40,8 @@ public struct GetCredential: Sendable {
             allowCredentialIds: options.allowCredentials.map(\.id.bytes),
             userVerification: verification.verify, hmacSalts: salts)
 
-        let assertions = try await PINExchange(device: device, interaction: interaction, givenPIN: givenPIN,
-                                               needsPIN: verification.needsPIN,
-                                               reason: "to sign in to \(rpId)").run { (pin) async throws(FIDOError) in
+        let assertions = try await PINExchange(interaction: interaction, givenPIN: givenPIN)
+            .ceremony(on: device, needsPIN: verification.needsPIN, reason: "to sign in to \(rpId)") { (pin) async throws(FIDOError) in
             try await device.perform { device throws(FIDOError) in
                 try device.getAssertion(request, pin: pin, progress: { interaction.progress($0) })
             }
