@@ -107,7 +107,7 @@ let package = Package(
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
@@ -125,8 +125,13 @@ let package = Package(
         .executableTarget(name: "passkey-fuzz", dependencies: ["FuzzTargets", "StandardError"], path: "Fuzz/Driver",
                           linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=address", "-use-ld=lld"])] : []),
 
-        // MARK: Test support shared by the test targets (never linked into a product).
-        .target(name: "TestSupport", dependencies: ["WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
+        // MARK: The harness: child processes, a private pcscd with the virtual card, the agent and
+        // devserver launchers, the socket client, a loopback token endpoint; used by the tests and
+        // passkey-bench, never linked into a shipped program. No test framework, no Foundation.
+        .target(name: "Harness", path: "Harness"),
+        // Test support shared by the test targets: the harness plus what needs Foundation or the
+        // WebAuthn model (JSON answers, the software authenticator, fixtures).
+        .target(name: "TestSupport", dependencies: ["Harness", "WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
 
         // MARK: Tests.
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),

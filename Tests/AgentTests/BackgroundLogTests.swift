@@ -60,7 +60,7 @@ extension AgentHarness {
     func passkeyAgent(_ arguments: [String], extraEnvironment: [String: String]) throws -> ProcessResult {
         var environment = self.environment
         for (key, value) in extraEnvironment { environment[key] = value }
-        return try ProcessResult.run(try PCSCHarness.productPath("passkey-agent"), arguments, standardInput: nil,
+        return try ProcessResult.run(try ProgramPaths.built("passkey-agent"), arguments, standardInput: nil,
                                      environment: environment, scratch: home, timeout: 30)
     }
 }

@@ -107,7 +107,7 @@ final class Listener: @unchecked Sendable {
 
     init(path: String, backlog: Int32) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        let bound = UnixSocketAddress.with(path) { bind(fd, $0, $1) }
+        let bound = try UnixSocketAddress.with(path) { bind(fd, $0, $1) }
         guard bound == 0, listen(fd, backlog) == 0 else { throw HarnessError("listen \(path): \(String(cString: strerror(errno)))") }
     }
 

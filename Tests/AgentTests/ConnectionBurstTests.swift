@@ -99,7 +99,7 @@ import Glibc
     static func connectNonBlocking(_ path: String) throws -> Int32? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        let result = UnixSocketAddress.with(path) { connect(fd, $0, $1) }
+        let result = try UnixSocketAddress.with(path) { connect(fd, $0, $1) }
         if result == 0 { return fd }
         let code = errno
         close(fd)

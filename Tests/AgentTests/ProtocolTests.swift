@@ -117,7 +117,7 @@ import Glibc
         let harness = try AgentHarness()
         let path = harness.home + "/activated.sock"
         let activator = try RunningProcess("/usr/bin/systemd-socket-activate",
-                                           ["-l", path, try PCSCHarness.productPath("passkey-agent"), "--foreground"],
+                                           ["-l", path, try ProgramPaths.built("passkey-agent"), "--foreground"],
                                            environment: harness.environment, directory: harness.home, name: "activate")
         defer { activator.stop(signal: SIGKILL) }
         try activator.waitUntil("systemd-socket-activate listens") { FileManager.default.fileExists(atPath: path) }

@@ -61,7 +61,7 @@ import Glibc
         let harness = try AgentHarness()
         var environment = harness.environment
         environment["XDG_RUNTIME_DIR"] = nil
-        let result = try ProcessResult.run(try PCSCHarness.productPath("passkey-agent"), ["--foreground"],
+        let result = try ProcessResult.run(try ProgramPaths.built("passkey-agent"), ["--foreground"],
                                            standardInput: nil, environment: environment, scratch: harness.home, timeout: 20)
         #expect(result.status != 0)
         #expect(result.standardError.contains("XDG_RUNTIME_DIR"))
@@ -85,7 +85,7 @@ import Glibc
         let client = try harness.connect()
         #expect(try client.call(1, "agent.status").result != nil)
 
-        let second = try ProcessResult.run(try PCSCHarness.productPath("passkey-agent"), ["--foreground"],
+        let second = try ProcessResult.run(try ProgramPaths.built("passkey-agent"), ["--foreground"],
                                            standardInput: nil, environment: harness.environment, scratch: harness.home, timeout: 20)
         #expect(second.status != 0)
         #expect(second.standardError.contains("already listening"))
@@ -103,7 +103,7 @@ import Glibc
     /// Runs the agent with `--socket DIRECTORY/agent.sock`; the result once it listens (then stopped) or exits.
     static func start(in directory: String, harness: AgentHarness) throws -> (listened: Bool, standardError: String) {
         let socket = directory + "/agent.sock"
-        let agent = try RunningProcess(try PCSCHarness.productPath("passkey-agent"), ["--foreground", "--socket", socket],
+        let agent = try RunningProcess(try ProgramPaths.built("passkey-agent"), ["--foreground", "--socket", socket],
                                        environment: harness.environment, directory: harness.home,
                                        name: "agent-\(UUID().uuidString.prefix(8))")
         defer { agent.stop() }

@@ -47,7 +47,7 @@ import TestSupport
         // verify wants ExecStart to exist: check a copy pointing at the built agent.
         let scratch = try TemporaryDirectory.make(prefix: "units")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let agent = try PCSCHarness.productPath("passkey-agent")
+        let agent = try ProgramPaths.built("passkey-agent")
         let service = try String(contentsOfFile: unit, encoding: .utf8)
             .replacingOccurrences(of: "%h/.local/bin/passkey-agent", with: agent)
         try service.write(toFile: scratch + "/passkey-agent.service", atomically: true, encoding: .utf8)

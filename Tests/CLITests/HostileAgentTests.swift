@@ -44,7 +44,7 @@ import Glibc
         var environment = ProcessInfo.processInfo.environment
         environment["PASSKEY_AGENT_SOCK"] = socketPath
         environment["HOME"] = directory
-        return try ProcessResult.run(try PCSCHarness.productPath("passkey"), arguments, standardInput: nil,
+        return try ProcessResult.run(try ProgramPaths.built("passkey"), arguments, standardInput: nil,
                                      environment: environment, scratch: directory, timeout: 30)
     }
 

@@ -10,18 +10,15 @@ import TestSupport
     /// A devserver process, its keys, and a backend speaking its secret API.
     final class Fixture {
         let harness: AgentHarness
-        let server: RunningProcess
+        let server: DevServerProgram
         let apiURL: String, apiKey: String, apiSecret: String
         let backend: PasswordlessBackend
 
         init(extraEnvironment: [String: String] = [:]) throws {
             harness = try AgentHarness(extraEnvironment: extraEnvironment)
-            let process = try RunningProcess(try PCSCHarness.productPath("passkey-devserver"),
-                                             ["--listen", "127.0.0.1:0", "--rp-id", "example.org", "--log-level", "error"],
-                                             environment: harness.environment, directory: harness.home, name: "devserver")
-            server = process
-            try process.waitUntil("the devserver prints its start-up line") { process.standardOutput.contains("\n") }
-            let line = try #require(process.standardOutput.split(separator: "\n").first)
+            server = try DevServerProgram(arguments: ["--listen", "127.0.0.1:0", "--rp-id", "example.org", "--log-level", "error"],
+                                          environment: harness.environment, directory: harness.home, name: "devserver")
+            let line = try server.waitForStartupLine()
             let startup = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             apiURL = try #require(startup["apiUrl"] as? String)
             apiKey = try #require(startup["apiKey"] as? String)
@@ -29,7 +26,7 @@ import TestSupport
             backend = PasswordlessBackend(apiURL: apiURL, apiSecret: apiSecret, transport: HTTPTransport())
         }
 
-        deinit { server.stop() }
+        deinit { server.process.stop() }
 
         var serverArguments: [String] {
             ["--api-url", apiURL, "--api-key", apiKey, "--rp-id", "example.org", "--origin", "https://example.org",

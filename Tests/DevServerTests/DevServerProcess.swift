@@ -2,13 +2,13 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The real `passkey-devserver` executable from the build products directory,
-/// run in the background by TestSupport's `RunningProcess` (its output in
-/// `<directory>/<name>.stdout` and `.stderr`), with its one start-up line
-/// parsed into a harness.
+/// The real `passkey-devserver` (the harness's `DevServerProgram`: its output
+/// in `<directory>/<name>.stdout` and `.stderr`), with its one start-up line
+/// parsed into a harness, and waits that keep the test's task off the blocking calls.
 final class DevServerProcess: @unchecked Sendable {
     // @unchecked: `startup` is written once, by `waitForStartup`, before any test reads it.
-    let process: RunningProcess
+    let server: DevServerProgram
+    var process: RunningProcess { server.process }
     /// The start-up line, parsed.
     private(set) var startup: [String: Any] = [:]
     private(set) var startupLine = ""
@@ -17,21 +17,15 @@ final class DevServerProcess: @unchecked Sendable {
 
     /// Starts the executable at once.
     init(arguments: [String], directory: String, name: String) throws {
-        process = try RunningProcess(try PCSCHarness.productPath("passkey-devserver"), arguments,
-                                     environment: ProcessInfo.processInfo.environment, directory: directory, name: name)
+        server = try DevServerProgram(arguments: arguments, directory: directory, name: name)
     }
 
     var stderrText: String { process.standardError }
 
     /// Waits for the first stdout line and reads the server's address and keys from it.
     func waitForStartup() async throws -> DevServerHarness {
-        let process = self.process
-        try await onOwnThread { try process.waitUntil("the start-up line") { process.standardOutput.contains("\n") } }
-        let output = process.standardOutput
-        guard let newline = output.firstIndex(of: "\n") else {
-            throw Failure(description: "no start-up line (got \(output.debugDescription)); stderr: \(stderrText)")
-        }
-        startupLine = String(output[..<newline])
+        let server = self.server
+        startupLine = try await onOwnThread { try server.waitForStartupLine() }
         startup = try #require(try JSONSerialization.jsonObject(with: Data(startupLine.utf8)) as? [String: Any])
         return try DevServerHarness(
             apiURL: try #require(startup["apiUrl"] as? String), apiKey: try #require(startup["apiKey"] as? String),
@@ -43,9 +37,7 @@ final class DevServerProcess: @unchecked Sendable {
     func terminate() async throws -> (status: Int32, laterOutput: String) {
         let process = self.process
         let status = try await onOwnThread { process.stop(signal: SIGTERM) }
-        let output = process.standardOutput
-        let later = output.firstIndex(of: "\n").map { String(output[output.index(after: $0)...]) } ?? output
-        return (status, later)
+        return (status, server.laterOutput)
     }
 
     /// Waits for a process that is expected to exit on its own.

@@ -63,7 +63,7 @@ final class PCSCFixture {
     /// Runs the built `passkey` with this pcscd and private XDG directories.
     func passkey(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
         let home = try TemporaryDirectory.make(prefix: "home", in: harness.directory)
-        return try harness.run(try PCSCHarness.productPath("passkey"), arguments, standardInput: input,
+        return try harness.run(try ProgramPaths.built("passkey"), arguments, standardInput: input,
                                extraEnvironment: ["HOME": home, "XDG_CONFIG_HOME": home + "/config",
                                                   "XDG_DATA_HOME": home + "/data", "XDG_RUNTIME_DIR": home,
                                                   "PASSKEY_AGENT_SOCK": home + "/no-agent.sock"])

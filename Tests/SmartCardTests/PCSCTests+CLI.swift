@@ -148,7 +148,7 @@ extension PCSCTests {
     @Test("the CLI without pcscd says how to start it")
     func cliWithoutPCSCD() throws {
         let harness = try PCSCHarness.shared()
-        let result = try harness.run(try PCSCHarness.productPath("passkey"), ["card", "list"],
+        let result = try harness.run(try ProgramPaths.built("passkey"), ["card", "list"],
                                      extraEnvironment: ["PCSCLITE_CSOCK_NAME": harness.directory + "/nobody-listens"])
         #expect(result.status == 3)
         #expect(result.standardError.contains("pcscd is not running"))

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// Independent peers the tests check our output against. They are installed
 /// by scripts/test (a Python virtual environment under .build/interop-venv).

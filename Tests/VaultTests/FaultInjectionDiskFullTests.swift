@@ -26,7 +26,7 @@ import Glibc
     func fileSizeLimitKeepsTheAgentAndTheOldEntry() throws {
         let harness = try AgentHarness()
         // 64 KiB per file: the header, the authenticator's state and a small entry fit; 200 KB does not.
-        let agent = try RunningProcess("/usr/bin/prlimit", ["--fsize=65536", try PCSCHarness.productPath("passkey-agent"), "--foreground"],
+        let agent = try RunningProcess("/usr/bin/prlimit", ["--fsize=65536", try ProgramPaths.built("passkey-agent"), "--foreground"],
                                        environment: harness.environment, directory: harness.home, name: "agent")
         defer { agent.stop(signal: SIGKILL) }
         try agent.waitUntil("the agent listens") { (try? harness.connect()) != nil }
@@ -55,7 +55,7 @@ import Glibc
         // The tmpfs exists only in the agent's namespace; /proc/PID/root sees through it.
         let mountAndRun = "mount -t tmpfs -o size=128k,mode=0700 passkey-full \"$0\" && exec \"$1\" --foreground"
         let agent = try RunningProcess("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", mountAndRun,
-                                                            data, try PCSCHarness.productPath("passkey-agent")],
+                                                            data, try ProgramPaths.built("passkey-agent")],
                                        environment: harness.environment, directory: harness.home, name: "agent")
         defer { agent.stop(signal: SIGKILL) }
         try agent.waitUntil("the agent listens") { (try? harness.connect()) != nil }

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import TestSupport
 
 /// A loopback OAuth token endpoint that rotates the refresh token on every
 /// grant, with the reuse grace that Okta ("refresh token reuse interval")
@@ -17,7 +15,9 @@ import Glibc
 /// behind a rotation it acknowledged (the grace cannot tell that apart from
 /// a lost answer, so the fault injection checks it against its own record
 /// of acknowledged rotations).
-final class RotatingTokenEndpoint: @unchecked Sendable {
+///
+/// The HTTP side is the harness's `LoopbackFormServer`; this holds the grant's rules.
+final class RotatingTokenEndpoint: Sendable {
     /// One refresh_token grant as the endpoint saw it.
     struct Grant {
         /// N of the `RT-N` presented (nil when it was not of that form).
@@ -29,118 +29,55 @@ final class RotatingTokenEndpoint: @unchecked Sendable {
         let accepted: Bool
     }
 
-    private let lock = NSLock()
-    private var issued = 1
-    private var grants: [Grant] = []
-    private var listener: Int32 = -1
-    private(set) var port = 0
+    /// What the grants saw; the server's threads share it.
+    private final class Record: @unchecked Sendable {
+        // @unchecked: `issued` and `grants` are guarded by `lock`.
+        let lock = NSLock()
+        var issued = 1
+        var grants: [Grant] = []
 
-    var url: String { "http://127.0.0.1:\(port)/token" }
+        func locked<T>(_ body: () -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body()
+        }
+    }
+
+    private let record: Record
+    private let server: LoopbackFormServer
+
+    var url: String { server.url("/token") }
 
     init() throws {
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = listener
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw TestFailure("cannot listen on loopback: \(String(cString: strerror(errno)))") }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread { self.acceptLoop() }.start()
+        let record = Record()
+        self.record = record
+        server = try LoopbackFormServer { Self.answer($0, record) }
     }
 
     deinit { stop() }
 
-    func stop() {
-        let fd = locked { () -> Int32 in
-            defer { listener = -1 }
-            return listener
-        }
-        if fd >= 0 {
-            shutdown(fd, Int32(SHUT_RDWR))
-            close(fd)
-        }
-    }
+    func stop() { server.stop() }
 
     /// N of the newest refresh token issued, `RT-N`.
-    var newest: Int { locked { issued } }
+    var newest: Int { record.locked { record.issued } }
 
     /// Every grant so far, oldest first.
-    var received: [Grant] { locked { grants } }
-
-    private func acceptLoop() {
-        while true {
-            let fd = locked { listener }
-            guard fd >= 0 else { return }
-            let connection = accept(fd, nil, nil)
-            if connection < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            Thread { self.serve(connection) }.start()
-        }
-    }
-
-    /// One request: headers, a Content-Length body, one answer, close.
-    private func serve(_ connection: Int32) {
-        defer { close(connection) }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        var headerEnd: Int?
-        var contentLength = 0
-        while true {
-            if headerEnd == nil, let end = TokenEndpoint.find([13, 10, 13, 10], in: data) {
-                headerEnd = end + 4
-                let head = String(decoding: data[..<end], as: UTF8.self).lowercased()
-                for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
-                    contentLength = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
-                }
-            }
-            if let headerEnd, data.count >= headerEnd + contentLength { break }
-            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return }
-            data += chunk[0..<count]
-        }
-        let start = headerEnd ?? data.count
-        let fields = TokenEndpoint.form(String(decoding: data[start..<(start + contentLength)], as: UTF8.self))
-        let (status, body) = answer(fields)
-        let bytes = Array(("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
-            + "Connection: close\r\n\r\n" + body).utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { send(connection, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if sent <= 0 { return }
-            offset += sent
-        }
-    }
+    var received: [Grant] { record.locked { record.grants } }
 
     /// Access tokens are issued already expired (`expires_in` 0), so every
     /// `token.get` with a `minValid` refreshes: each one is a rotation.
-    private func answer(_ fields: [String: String]) -> (String, String) {
-        locked {
+    private static func answer(_ fields: [String: String], _ record: Record) -> LoopbackFormServer.Answer {
+        record.locked {
             let presented = fields["refresh_token"].flatMap { $0.hasPrefix("RT-") ? Int($0.dropFirst(3)) : nil }
-            let current = presented == issued
-            let grace = presented == issued - 1
+            let current = presented == record.issued
+            let grace = presented == record.issued - 1
             let accepted = fields["grant_type"] == "refresh_token" && fields["client_id"] == "cli" && (current || grace)
-            grants.append(Grant(presented: presented, newest: issued, byGrace: accepted && grace, accepted: accepted))
+            record.grants.append(Grant(presented: presented, newest: record.issued, byGrace: accepted && grace, accepted: accepted))
             guard accepted else {
                 return ("400 Bad Request", #"{"error":"invalid_grant","error_description":"the refresh token is not valid"}"#)
             }
-            issued += 1
-            return ("200 OK", #"{"access_token":"AT-\#(issued)","token_type":"Bearer","expires_in":0,"refresh_token":"RT-\#(issued)"}"#)
+            record.issued += 1
+            return ("200 OK", #"{"access_token":"AT-\#(record.issued)","token_type":"Bearer","expires_in":0,"refresh_token":"RT-\#(record.issued)"}"#)
         }
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
     }
 }

@@ -23,7 +23,7 @@ import Glibc
         endpoint.closeGate()
         let outputs = try TemporaryDirectory.make(prefix: "gets")
         defer { try? FileManager.default.removeItem(atPath: outputs) }
-        let passkey = try PCSCHarness.productPath("passkey")
+        let passkey = try ProgramPaths.built("passkey")
         let gets = try (0..<8).map { index in
             try RunningProcess(passkey, ["token", "get", "work", "--min-valid", "60"], environment: agent.harness.environment,
                                directory: outputs, name: "get-\(index)")

@@ -14,7 +14,7 @@ import Glibc
         let directory = try TemporaryDirectory.make(prefix: "vcard-lock")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let state = directory + "/card/vcard.json"
-        let executable = try PCSCHarness.productPath("passkey-vcard")
+        let executable = try ProgramPaths.built("passkey-vcard")
         // No vpcd listens on this port: the card keeps trying to connect, holding its state file.
         let arguments = ["--host", "127.0.0.1", "--port", "9", "--state", state]
         let environment = ProcessInfo.processInfo.environment

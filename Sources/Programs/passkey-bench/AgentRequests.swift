@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Harness
 
 /// JSON-RPC request lines for the raw client, made before any timed loop
 /// (so encoding them is never in a figure), and the parts of the answers the
@@ -55,15 +56,49 @@ extension AgentAnswer {
 /// For answers whose result the benchmark does not look at.
 struct IgnoredResult: Decodable {}
 
-extension RawSocketClient {
+/// The harness's `LineClient` as the benchmark drives the agent: request
+/// lines made beforehand, answers read as bytes (no JSON parsed in a timed
+/// loop), failures as `BenchError`s.
+extension LineClient {
+    /// A connection to the agent's socket at `path`.
+    static func agent(at path: String) throws(BenchError) -> LineClient {
+        do { return try LineClient(path: path) } catch {
+            throw .stepFailed("connecting to the agent", reason: error.description)
+        }
+    }
+
+    /// Sends one request line.
+    func send(request: [UInt8]) throws(BenchError) {
+        do { try send(request) } catch { throw .stepFailed("writing to the agent", reason: error.description) }
+    }
+
+    /// The next answer line's bytes, handed to `body`; the agent closing the connection first is a failure.
+    func receiveLine<Result>(_ body: (ArraySlice<UInt8>) -> Result) throws(BenchError) -> Result {
+        let line: Result?
+        do { line = try nextLine(body) } catch { throw .stepFailed("reading the agent's answer", reason: error.description) }
+        guard let line else { throw .stepFailed("reading the agent's answer", reason: "the agent closed the connection") }
+        return line
+    }
+
+    /// One request line out, one answer line back; the answer's length.
+    func roundTrip(_ request: [UInt8]) throws(BenchError) -> Int {
+        try send(request: request)
+        return try receiveLine { $0.count }
+    }
+
+    /// The first answer line, as text (to check the agent answers what we think).
+    func roundTripText(_ request: [UInt8]) throws(BenchError) -> String {
+        try send(request: request)
+        return try receiveLine { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Sends one request and returns its answer line, passing over the
     /// `progress` notifications the agent sends while a device works
     /// (`processing`, `touch`): they are part of what the request costs.
     func answerSkippingProgress(_ request: [UInt8]) throws(BenchError) -> String {
-        try send(request)
+        try send(request: request)
         while true {
-            var text = ""
-            _ = try receiveLine { text = String(decoding: $0, as: UTF8.self) }
+            let text = try receiveLine { String(decoding: $0, as: UTF8.self) }
             if !text.contains(#""method":"progress""#) { return text }
         }
     }

@@ -1,3 +1,5 @@
+import Harness
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +19,7 @@ struct AgentSocketBenchmarks {
         var report = GroupReport(group: "agent", title: "agent (issue 4): agent.status over the Unix socket")
 
         // One persistent connection, one request in flight: the round trip.
-        let client = try RawSocketClient(path: agent.socketPath)
+        let client = try LineClient.agent(at: agent.socketPath)
         let first = try client.roundTripText(Self.statusRequest)
         guard first.contains(#""result""#), first.contains(#""agentRunning":true"#) else {
             throw .stepFailed("agent.status", reason: "unexpected answer: \(first.prefix(200))")
@@ -32,7 +34,7 @@ struct AgentSocketBenchmarks {
         // connect → request → answer → close, as one `passkey status` does it.
         let fresh = try BenchError.during("agent.status on fresh connections") {
             try Measurement.sample(warmUp: min(warmUp, 200), iterations: max(1, requests / 10)) {
-                _ = try RawSocketClient(path: agent.socketPath).roundTrip(Self.statusRequest)
+                _ = try LineClient.agent(at: agent.socketPath).roundTrip(Self.statusRequest)
             }
         }
 
@@ -72,8 +74,8 @@ struct AgentSocketBenchmarks {
     /// previous answer arrives, for `throughputSeconds` after a short warm-up.
     private func throughput(socketPath: String, agentPID: pid_t?) throws(BenchError)
         -> (perSecond: Double, latencies: Samples, agentCPUPerRequest: Double?) {
-        let clients = try (0..<connections).map { (_) throws(BenchError) -> RawSocketClient in
-            try RawSocketClient(path: socketPath)
+        let clients = try (0..<connections).map { (_) throws(BenchError) -> LineClient in
+            try LineClient.agent(at: socketPath)
         }
         var polls = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         let clock = ContinuousClock()
@@ -84,7 +86,7 @@ struct AgentSocketBenchmarks {
 
         for index in clients.indices {
             sentAt[index] = clock.now
-            try clients[index].send(Self.statusRequest)
+            try clients[index].send(request: Self.statusRequest)
         }
         let warmUpEnd = clock.now + .milliseconds(500)
         let end = warmUpEnd + .milliseconds(Int64(throughputSeconds * 1000))
@@ -114,7 +116,7 @@ struct AgentSocketBenchmarks {
                     latencies.append((received - sentAt[index]).nanoseconds)
                 }
                 sentAt[index] = received
-                try clients[index].send(Self.statusRequest)
+                try clients[index].send(request: Self.statusRequest)
             }
         }
         let seconds = Double((clock.now - measuredStart).nanoseconds) / 1e9

@@ -4,8 +4,6 @@ enum BenchError: Error, CustomStringConvertible {
     case missingProgram(String, hint: String)
     /// A step of the benchmark failed; `reason` is the underlying error's own line.
     case stepFailed(String, reason: String)
-    /// A daemon the benchmark started did not come up in time.
-    case daemonDidNotStart(String, log: String)
     /// A command-line value is out of range.
     case invalidOption(String)
 
@@ -15,9 +13,6 @@ enum BenchError: Error, CustomStringConvertible {
             return "\(program) is not there; \(hint)"
         case .stepFailed(let step, let reason):
             return "\(step) failed: \(reason)"
-        case .daemonDidNotStart(let name, let log):
-            let tail = log.split(separator: "\n").suffix(3).joined(separator: " | ")
-            return "\(name) did not start" + (tail.isEmpty ? "" : " (its log ends: \(tail))")
         case .invalidOption(let text):
             return text
         }

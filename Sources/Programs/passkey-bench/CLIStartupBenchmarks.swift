@@ -1,3 +1,5 @@
+import Harness
+
 /// Issue 4: `passkey status` as a whole process — spawn, dynamic loading,
 /// the Swift runtime, argument parsing, connecting, one request, printing,
 /// exit — beside `ssh-add -l` against a running ssh-agent, the floor for "a

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Harness
 import Settings
 
 #if canImport(Glibc)
@@ -18,98 +19,88 @@ struct AgentEndpoint {
         var environment = ProcessEnvironment.current
         environment["PASSKEY_AGENT_SOCK"] = socketPath
         // Under socket activation the socket's owner is systemd: only a passkey-agent's pid is kept.
-        let pid = try RawSocketClient(path: socketPath).peerProcess.flatMap { pid in
+        let pid = try LineClient.agent(at: socketPath).peerProcess.flatMap { pid in
             commandName(of: pid) == "passkey-agent" ? pid : nil
         }
         return AgentEndpoint(socketPath: socketPath, environment: environment, pid: pid)
     }
 }
 
-/// A real `passkey-agent --foreground` with temporary XDG directories, as a
-/// user's session would run it (default log level, default limits).
+/// A real `passkey-agent --foreground` with temporary XDG directories (the
+/// harness's `AgentHarness`), as a user's session would run it (default log
+/// level, default limits).
 final class RunningPasskeyAgent {
-    let scratch: ScratchDirectory
+    let harness: AgentHarness
     let endpoint: AgentEndpoint
-    private let process: ChildProcess
 
     /// `extraEnvironment` is added to the agent's (and so to `endpoint.environment`,
     /// which the CLIs run with), e.g. `PCSCLITE_CSOCK_NAME` for a private pcscd.
     init(executable: String, extraEnvironment: [String: String] = [:]) throws(BenchError) {
-        scratch = try ScratchDirectory(prefix: "passkey-bench-agent")
-        let runtime = try scratch.directory("run")
-        var environment = ProcessEnvironment.current
-        for key in ["PASSKEY_AGENT_SOCK", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { environment[key] = nil }
-        environment["XDG_RUNTIME_DIR"] = runtime
-        environment["XDG_DATA_HOME"] = try scratch.directory("data")
-        environment["XDG_CONFIG_HOME"] = try scratch.directory("config")
-        environment["XDG_STATE_HOME"] = try scratch.directory("state")
-        environment.merge(extraEnvironment) { _, extra in extra }
-        let socketPath = runtime + "/passkey-agent/agent.sock"
-        process = try ChildProcess.spawn(executable, ["--foreground"], environment: environment,
-                                         output: scratch.path + "/agent.log")
-        endpoint = AgentEndpoint(socketPath: socketPath, environment: environment, pid: process.pid)
-        guard waitForSocket(socketPath, from: process) else {
-            process.stop()
-            throw .daemonDidNotStart("passkey-agent", log: scratch.readText("agent.log"))
+        let executable = try Programs.built(executable)
+        harness = try BenchError.during("starting passkey-agent") {
+            let harness = try AgentHarness(executable: executable, extraEnvironment: extraEnvironment)
+            try harness.start()
+            return harness
         }
+        endpoint = AgentEndpoint(socketPath: harness.socketPath, environment: harness.environment, pid: harness.process?.pid)
     }
 
     /// SIGTERM, as systemd stops it.
-    func stop() { process.stop() }
+    func stop() { harness.process?.stop() }
 }
 
 /// OpenSSH's `ssh-agent` holding one Ed25519 key, on a private socket: the
 /// floor for "a command-line program asks a per-user agent".
 final class RunningSSHAgent {
-    let scratch: ScratchDirectory
+    let directory: String
     let environment: [String: String]
-    private let process: ChildProcess
+    private let process: RunningProcess
 
     init(sshAgent: String, sshAdd: String, sshKeygen: String) throws(BenchError) {
-        scratch = try ScratchDirectory(prefix: "passkey-bench-ssh")
-        let socketPath = scratch.path + "/agent.sock"
+        let directory = try BenchError.during("making a directory for ssh-agent") {
+            try TemporaryDirectory.make(prefix: "passkey-bench-ssh")
+        }
+        self.directory = directory
+        let socketPath = directory + "/agent.sock"
         var environment = ProcessEnvironment.current
         environment["SSH_AUTH_SOCK"] = socketPath
         self.environment = environment
         // -D: stay in the foreground (no fork), so SIGTERM reaches it.
-        process = try ChildProcess.spawn(sshAgent, ["-D", "-a", socketPath], environment: environment,
-                                         output: scratch.path + "/ssh-agent.log")
-        guard waitForSocket(socketPath, from: process) else {
-            process.stop()
-            throw .daemonDidNotStart("ssh-agent", log: scratch.readText("ssh-agent.log"))
+        do throws(HarnessError) {
+            process = try RunningProcess(sshAgent, ["-D", "-a", socketPath], environment: environment,
+                                         directory: directory, name: "ssh-agent")
+        } catch {
+            TemporaryDirectory.remove(directory)
+            throw .stepFailed("starting ssh-agent", reason: error.description)
         }
         do throws(BenchError) {
-            let key = scratch.path + "/id_ed25519"
-            let generated = try ChildProcess.spawn(sshKeygen, ["-q", "-t", "ed25519", "-N", "", "-C", "passkey-bench", "-f", key],
-                                                   environment: environment).wait()
-            let added = try ChildProcess.spawn(sshAdd, ["-q", key], environment: environment).wait()
+            try BenchError.during("starting ssh-agent") {
+                try process.waitUntil("ssh-agent listens on \(socketPath)", timeout: 15) { (try? LineClient(path: socketPath)) != nil }
+            }
+            let key = directory + "/id_ed25519"
+            let (generated, added) = try BenchError.during("loading a key into ssh-agent") {
+                (try ProcessResult.run(sshKeygen, ["-q", "-t", "ed25519", "-N", "", "-C", "passkey-bench", "-f", key],
+                                       standardInput: nil, environment: environment, scratch: directory, timeout: 30).status,
+                 try ProcessResult.run(sshAdd, ["-q", key], standardInput: nil, environment: environment,
+                                       scratch: directory, timeout: 30).status)
+            }
             guard generated == 0, added == 0 else {
                 throw .stepFailed("loading a key into ssh-agent", reason: "ssh-keygen exited \(generated), ssh-add exited \(added)")
             }
         } catch {
-            process.stop()
+            stop()
             throw error
         }
     }
 
-    func stop() { process.stop() }
+    func stop() {
+        process.stop()
+        TemporaryDirectory.remove(directory)
+    }
 }
 
 /// A process's command name (/proc/PID/comm, at most 15 bytes), e.g. `passkey-agent`.
 private func commandName(of pid: pid_t) -> String? {
     guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/comm") else { return nil }
     return String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init)
-}
-
-/// Polls until something accepts connections at `path` (at most 15 s);
-/// false at once when `process` has exited (its log says why).
-private func waitForSocket(_ path: String, from process: ChildProcess) -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + .seconds(15)
-    while clock.now < deadline {
-        if (try? RawSocketClient(path: path)) != nil { return true }
-        if process.hasExited() { return false }
-        usleep(20_000)
-    }
-    return false
 }

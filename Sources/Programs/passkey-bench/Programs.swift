@@ -1,4 +1,4 @@
-import Settings
+import Harness
 
 #if canImport(Glibc)
 import Glibc
@@ -15,32 +15,25 @@ struct Programs {
 
     /// `directory` overrides where `passkey`, `passkey-agent` and `passkey-vcard` are looked for.
     init(directory: String?) {
-        let base = directory ?? Self.ownDirectory
+        let base = directory ?? ProgramPaths.ownDirectory
         passkey = base + "/passkey"
         passkeyAgent = base + "/passkey-agent"
         passkeyVirtualCard = base + "/passkey-vcard"
     }
 
-    /// The directory this executable lives in (from /proc/self/exe).
-    static var ownDirectory: String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return "." }
-        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return String(path[..<slash])
-    }
-
-    /// A program found on `PATH` (and in /usr/sbin and /sbin, where daemons
-    /// live but a user's `PATH` may not look), or an error naming the Debian
-    /// package that has it.
+    /// A program found on `PATH` (and in /usr/sbin and /sbin), or an error
+    /// naming the Debian package that has it.
     func required(_ name: String) throws(BenchError) -> String {
-        let path = ProcessEnvironment.current["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"] where !directory.isEmpty {
-            let candidate = "\(directory)/\(name)"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
+        if let path = ProgramPaths.installed(name) { return path }
         let package = name.hasPrefix("ssh") ? "openssh-client" : name == "pcscd" ? "pcscd" : "coreutils"
         throw .missingProgram(name, hint: "install it (apt-get install \(package))")
+    }
+
+    /// `path`, one of ours, if it is there; else an error saying how to build it.
+    static func built(_ path: String) throws(BenchError) -> String {
+        guard access(path, X_OK) == 0 else {
+            throw .missingProgram(path, hint: "build it with `swift build -c release --product passkey-bench`, or install it")
+        }
+        return path
     }
 }

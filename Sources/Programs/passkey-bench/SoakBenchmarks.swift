@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Harness
 import Synchronization
 
 #if canImport(Glibc)
@@ -30,7 +31,7 @@ struct SoakBenchmarks {
         let agent = try RunningPasskeyAgent(executable: programs.passkeyAgent)
         defer { agent.stop() }
         guard let pid = agent.endpoint.pid else { throw .stepFailed("finding the agent's pid", reason: "not known") }
-        let setup = try RawSocketClient(path: agent.endpoint.socketPath)
+        let setup = try LineClient.agent(at: agent.endpoint.socketPath)
         try setup.call(Self.line("vault.init", #"{"slot":"fido2","device":{"device":"virtual"}}"#), "vault.init (fido2)")
         for index in 0..<accounts {
             try setup.call(try AgentRequest.line(id: 1, "token.put", SyntheticTokens.PutParams(
@@ -119,24 +120,31 @@ struct SoakBenchmarks {
     private func phase(_ socketPath: String, wellBehaved: Int, misbehaving: Int, seconds: Double) throws(BenchError) -> Phase {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         let result = Mutex(Phase())
-        var threads: [SoakThread] = []
+        var threads: [BackgroundThread] = []
         let kinds = misbehaviours
         for index in 0..<misbehaving {
             let kind = kinds[index % kinds.count]
-            threads.append(try SoakThread {
+            threads.append(try Self.clientThread {
                 let opened = SoakClients.misbehave(kind, socketPath: socketPath, until: deadline)
                 result.withLock { $0.opened[kind, default: 0] += opened }
             })
         }
         for index in 0..<wellBehaved {
             let account = SyntheticTokens.account(index % accounts)
-            threads.append(try SoakThread {
+            threads.append(try Self.clientThread {
                 let outcomes = SoakClients.wellBehaved(socketPath: socketPath, account: account, until: deadline)
                 result.withLock { $0.outcomes.merge(outcomes) }
             })
         }
         threads.forEach { $0.join() }
         return result.withLock { $0 }
+    }
+
+    /// A client's thread: a small stack, for a thousand of them.
+    private static func clientThread(_ run: @escaping @Sendable () -> Void) throws(BenchError) -> BackgroundThread {
+        do { return try BackgroundThread(stackSize: 512 << 10, run) } catch {
+            throw .stepFailed("starting a client thread", reason: error.description)
+        }
     }
 
     /// Raises the soft descriptor limit to the hard one (at most 65,536); returns the limit in force.

@@ -1,3 +1,4 @@
+import Harness
 import Synchronization
 
 #if canImport(Glibc)
@@ -58,13 +59,13 @@ enum SoakClients {
                     outcomes.fail("no token within 10 s")
                     break
                 }
-                guard let socket = SoakSocket(path: socketPath, timeout: .seconds(10)) else {
+                guard let socket = try? LineClient(path: socketPath, timeout: .seconds(10)) else {
                     outcomes.fail("connect: " + String(cString: strerror(errno)))
                     break
                 }
                 guard socket.sendAll(request) else {
                     // A refused connection is closed at once: its refusal line may still be readable.
-                    if let line = socket.readLine(), line.contains("too_many_connections") {
+                    if let line = socket.readAnswer(), line.contains("too_many_connections") {
                         outcomes.refusals += 1
                         usleep(50_000)
                         continue
@@ -72,7 +73,7 @@ enum SoakClients {
                     outcomes.fail("send: " + String(cString: strerror(errno)))
                     break
                 }
-                guard let line = socket.readLine() else {
+                guard let line = socket.readAnswer() else {
                     outcomes.fail("no answer: " + String(cString: strerror(errno)))
                     break
                 }
@@ -101,20 +102,20 @@ enum SoakClients {
         while clock.now < deadline {
             switch kind {
             case .slowWriter:
-                guard let socket = SoakSocket(path: socketPath, timeout: .seconds(2)) else { break }
+                guard let socket = try? LineClient(path: socketPath, timeout: .seconds(2)) else { break }
                 opened += 1
                 for byte in status where clock.now < deadline {
                     guard socket.sendAll([byte]) else { break }
                     usleep(100_000)
                 }
-                _ = socket.readLine()
+                _ = socket.readAnswer()
             case .halfLine:
-                guard let socket = SoakSocket(path: socketPath, timeout: .seconds(2)) else { break }
+                guard let socket = try? LineClient(path: socketPath, timeout: .seconds(2)) else { break }
                 opened += 1
                 _ = socket.sendAll(Array(#"{"jsonrpc":"2.0","id":1,"meth"#.utf8))
                 socket.waitForClose(until: deadline)
             case .neverReads:
-                guard let socket = SoakSocket(path: socketPath, timeout: .milliseconds(200)) else { break }
+                guard let socket = try? LineClient(path: socketPath, timeout: .milliseconds(200)) else { break }
                 opened += 1
                 let list = Array(#"{"jsonrpc":"2.0","id":1,"method":"token.list"}"#.utf8) + [UInt8(ascii: "\n")]
                 let burst = Array(repeating: list, count: 64).flatMap { $0 }
@@ -122,7 +123,7 @@ enum SoakClients {
                 while clock.now < deadline && socket.sendAll(burst) {}
                 socket.waitForClose(until: deadline)
             case .flood:
-                let sockets = (0..<20).compactMap { _ in SoakSocket(path: socketPath, timeout: .milliseconds(500)) }
+                let sockets = (0..<20).compactMap { _ in try? LineClient(path: socketPath, timeout: .milliseconds(500)) }
                 opened += sockets.count
                 for socket in sockets { _ = socket.sendAll(status) }
                 usleep(20_000)
@@ -140,60 +141,18 @@ extension SoakClients.Outcomes {
     }
 }
 
-/// A blocking AF_UNIX client socket whose connect, sends and reads each give
-/// up after `timeout` (SO_SNDTIMEO bounds a connect to a full backlog too).
-final class SoakSocket {
-    let fd: Int32
-    private var buffer: [UInt8] = []
-
-    init?(path: String, timeout: Duration) {
-        guard var address = try? RawSocketClient.address(path) else { return nil }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        let (seconds, attoseconds) = timeout.components
-        var limit = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let code = errno
-            close(fd)
-            errno = code
-            return nil
-        }
-        self.fd = fd
-    }
-
-    deinit { close(fd) }
-
+/// The soak's client socket: the harness's `LineClient` made with a timeout
+/// on its connect, sends and reads (SO_SNDTIMEO bounds a connect to a full
+/// backlog too); a connect, send or read that gives up leaves `errno` saying why.
+extension LineClient {
     /// False when the peer is gone or the send timed out.
-    func sendAll(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            offset += n
-        }
-        return true
-    }
+    func sendAll(_ bytes: [UInt8]) -> Bool { (try? send(bytes)) != nil }
 
-    /// The next line (notifications included), or nil on close or timeout.
-    func readLine() -> String? {
-        var chunk = [UInt8](repeating: 0, count: 4096)
+    /// The next line that is not a progress notification, or nil on close or timeout.
+    func readAnswer() -> String? {
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                if line.contains(#""method":"progress""#) { continue }
-                return line
-            }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            buffer += chunk[0..<n]
+            guard let line = try? nextLine({ String(decoding: $0, as: UTF8.self) }) else { return nil }
+            if !line.contains(#""method":"progress""#) { return line }
         }
     }
 
@@ -205,33 +164,4 @@ final class SoakSocket {
             if poll(&poller, 1, 200) > 0 && poller.revents & Int16(POLLHUP | POLLERR) != 0 { return }
         }
     }
-}
-
-/// A POSIX thread with a small stack, for the soak's thousand clients.
-final class SoakThread: @unchecked Sendable {
-    private final class Body {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-
-    private var thread = pthread_t()
-
-    init(_ run: @escaping @Sendable () -> Void) throws(BenchError) {
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setstacksize(&attributes, 512 << 10)
-        let body = Unmanaged.passRetained(Body(run)).toOpaque()
-        let created = pthread_create(&thread, &attributes, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, body)
-        guard created == 0 else {
-            Unmanaged<Body>.fromOpaque(body).release()
-            throw .stepFailed("starting a client thread", reason: String(cString: strerror(created)))
-        }
-    }
-
-    func join() { pthread_join(thread, nil) }
 }
