@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(name: "SmartCardTests",
                     dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
-        .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings", "Harness"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
         .testTarget(name: "DecodingErrorsTests", dependencies: ["DecodingErrors"]),
         .testTarget(name: "PIVWireTests", dependencies: ["PIVWire", "Hexadecimal"]),

@@ -106,9 +106,7 @@ final class Listener: @unchecked Sendable {
     let fd: Int32
 
     init(path: String, backlog: Int32) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        let bound = try UnixSocketAddress.with(path) { bind(fd, $0, $1) }
-        guard bound == 0, listen(fd, backlog) == 0 else { throw HarnessError("listen \(path): \(String(cString: strerror(errno)))") }
+        fd = try UnixSocketAddress.listen(at: path, backlog: backlog)
     }
 
     deinit { close(fd) }

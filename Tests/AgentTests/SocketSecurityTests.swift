@@ -74,10 +74,7 @@ import Glibc
         try FileManager.default.createDirectory(atPath: harness.runtimeDirectory + "/passkey-agent",
                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: harness.socketPath.utf8) }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        _ = try UnixSocketAddress.with(harness.socketPath) { bind(stale, $0, $1) }
         close(stale)
         #expect(AgentHarness.mode(harness.socketPath) != nil)
 

@@ -1,3 +1,4 @@
+import Harness
 import Testing
 @testable import Settings
 #if canImport(Glibc)
@@ -125,12 +126,8 @@ import Glibc
 
 @Suite struct ConfigFileTests {
     private func scratch() throws -> String {
-        var template = Array("/tmp/passkey-config-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXFailure() }
-        return String(cString: made)
+        try TemporaryDirectory.make(prefix: "passkey-config")
     }
-
-    struct POSIXFailure: Error {}
 
     @Test func aMissingFileMeansDefaults() throws {
         let directory = try scratch()
