@@ -112,7 +112,8 @@ let package = Package(
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
         .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "StandardError", "DecodingErrors", "Settings",
-                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI"),
+                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI",
+                swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).

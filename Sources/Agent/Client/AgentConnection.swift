@@ -43,6 +43,9 @@ public final class AgentConnection {
         self.path = path
     }
 
+    /// Runs on the caller's executor (`nonisolated(nonsending)`): the light
+    /// `passkey` calls it from the main thread and starts no other thread.
+    nonisolated(nonsending)
     public func call<M: AgentMethod>(_ method: M.Type, _ params: M.Params,
                                      interaction: any UserInteraction) async throws(AgentError) -> M.Result {
         let id = RPCID.number(nextId)
@@ -90,6 +93,7 @@ public final class AgentConnection {
         }
     }
 
+    nonisolated(nonsending)
     private func answer(_ progress: ProgressParams, interaction: any UserInteraction) async {
         switch progress.stage {
         case .processing: interaction.progress(.processing)

@@ -11,3 +11,27 @@ public struct PasskeyCommand: AsyncParsableCommand {
 
     public init() {}
 }
+
+extension PasskeyCommand {
+    /// ArgumentParser's `main()`, except that a verb runs on the calling
+    /// thread (the main thread) instead of Swift's cooperative pool: a verb
+    /// only waits on its socket, and starting a pool thread and switching to
+    /// it costs about 0.6 ms of CPU (and two wake-ups) per run, an eighth of
+    /// a `passkey token get` (docs/BENCHMARKS.md). PasskeyCLI is built with
+    /// NonisolatedNonsendingByDefault, so its async functions stay on the
+    /// caller's executor; ArgumentParser's `run()` requirement would not.
+    public static func runOnMainThread() async {
+        do {
+            var command = try parseAsRoot()
+            if let verb = command as? any Verb {
+                try await verb.runHere()
+            } else if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -16,12 +16,7 @@ struct LocalCore: InProcessCore {
     }
 }
 
-// See passkey/main.swift for why the entry point is a nonisolated function.
-func runPasskeyLocal() async {
-    InProcessBackend.register { environment throws(AgentError) in
-        LocalCore(core: try AgentCore(environment: environment, runningAsAgent: false))
-    }
-    await PasskeyCommand.main()
+InProcessBackend.register { environment throws(AgentError) in
+    LocalCore(core: try AgentCore(environment: environment, runningAsAgent: false))
 }
-
-await runPasskeyLocal()
+await PasskeyCommand.runOnMainThread()

@@ -9,7 +9,11 @@ protocol Verb: AsyncParsableCommand {
 }
 
 extension Verb {
-    func run() async throws {
+    func run() async throws { try await runHere() }
+
+    /// The verb on the caller's thread (PasskeyCLI runs its async code where
+    /// it is called: see PasskeyCommand.runOnMainThread).
+    func runHere() async throws {
         do {
             let backend = try Backend.choose(noAgent: runOptions.noAgent)
             try await execute(on: backend)
