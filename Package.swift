@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "DecodingErrors", path: "Sources/Formats/DecodingErrors"),
         // WebAuthn's JSON forms on FoundationEssentials alone: the agent's protocol speaks them.
         .target(name: "WebAuthnJSON", path: "Sources/Formats/WebAuthnJSON"),
-        .target(name: "WebAuthn", dependencies: ["WebAuthnJSON", "CBOR", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
+        .target(name: "WebAuthn", dependencies: ["WebAuthnJSON", "CBOR", "Hexadecimal", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
         // What an operation asks the user (PIN, touch, which account): no dependencies, so the light client can use it.
         .target(name: "Interaction", path: "Sources/Formats/Interaction"),
 
@@ -107,13 +107,12 @@ let package = Package(
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
         .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "StandardError", "DecodingErrors", "Settings",
-                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI",
-                swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
+                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
@@ -126,13 +125,8 @@ let package = Package(
         .executableTarget(name: "passkey-fuzz", dependencies: ["FuzzTargets", "StandardError"], path: "Fuzz/Driver",
                           linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=address", "-use-ld=lld"])] : []),
 
-        // MARK: The harness: child processes, a private pcscd with the virtual card, the agent and
-        // devserver launchers, the socket client, a loopback token endpoint; used by the tests and
-        // passkey-bench, never linked into a shipped program. No test framework, no Foundation.
-        .target(name: "Harness", path: "Harness"),
-        // Test support shared by the test targets: the harness plus what needs Foundation or the
-        // WebAuthn model (JSON answers, the software authenticator, fixtures).
-        .target(name: "TestSupport", dependencies: ["Harness", "WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
+        // MARK: Test support shared by the test targets (never linked into a product).
+        .target(name: "TestSupport", dependencies: ["WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
 
         // MARK: Tests.
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
@@ -144,7 +138,7 @@ let package = Package(
         .testTarget(name: "SmartCardTests",
                     dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
-        .testTarget(name: "SettingsTests", dependencies: ["Settings", "Harness"]),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
         .testTarget(name: "DecodingErrorsTests", dependencies: ["DecodingErrors"]),
         .testTarget(name: "PIVWireTests", dependencies: ["PIVWire", "Hexadecimal"]),

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Hexadecimal
 
 /// The client data a WebAuthn client collects and the authenticator signs over
 /// (WebAuthn L3 §5.8.1). `json` is serialised as the spec's CCDToString does:
@@ -70,8 +71,7 @@ public struct CollectedClientData: Sendable, Equatable {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                out += "\\u00" + Hexadecimal.encode([UInt8(truncatingIfNeeded: scalar.value)])
             default: out.unicodeScalars.append(scalar)
             }
         }
