@@ -107,12 +107,13 @@ let package = Package(
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
         .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "StandardError", "DecodingErrors", "Settings",
-                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI"),
+                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI",
+                swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
@@ -125,8 +126,13 @@ let package = Package(
         .executableTarget(name: "passkey-fuzz", dependencies: ["FuzzTargets", "StandardError"], path: "Fuzz/Driver",
                           linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=address", "-use-ld=lld"])] : []),
 
-        // MARK: Test support shared by the test targets (never linked into a product).
-        .target(name: "TestSupport", dependencies: ["WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
+        // MARK: The harness: child processes, a private pcscd with the virtual card, the agent and
+        // devserver launchers, the socket client, a loopback token endpoint; used by the tests and
+        // passkey-bench, never linked into a shipped program. No test framework, no Foundation.
+        .target(name: "Harness", path: "Harness"),
+        // Test support shared by the test targets: the harness plus what needs Foundation or the
+        // WebAuthn model (JSON answers, the software authenticator, fixtures).
+        .target(name: "TestSupport", dependencies: ["Harness", "WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
 
         // MARK: Tests.
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
@@ -138,7 +144,7 @@ let package = Package(
         .testTarget(name: "SmartCardTests",
                     dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
-        .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings", "Harness"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
         .testTarget(name: "DecodingErrorsTests", dependencies: ["DecodingErrors"]),
         .testTarget(name: "PIVWireTests", dependencies: ["PIVWire", "Hexadecimal"]),
