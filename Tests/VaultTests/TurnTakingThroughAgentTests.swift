@@ -53,4 +53,39 @@ import TestSupport
         #expect(third["id"] as? Int == 3)
         #expect(third.result?["accessToken"] as? String == "FRESH")
     }
+
+    @Test("a client that pipelines more than 8 token requests is read no further until one ends: the rest are served later, never refused")
+    func pipelinedMachineRequestsPauseReadingInsteadOfRefusals() throws {
+        let endpoint = try TokenEndpoint(refreshToken: "RT-1", expiresIn: 3600)
+        defer { endpoint.stop() }
+        let agent = try VaultAgent()
+        try agent.start()
+        try agent.initializeVault()
+        try agent.put("expired", VaultAgent.document(access: "AT-1", refresh: "RT-1", expiresIn: 0, endpoint: endpoint.url))
+        try agent.put("fresh", VaultAgent.document(access: "FRESH", refresh: "RF", expiresIn: 3600, endpoint: endpoint.url))
+
+        endpoint.closeGate()
+        let pipeliner = try agent.harness.connect()
+        var lines = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"token.get\",\"params\":{\"account\":\"expired\"}}\n"
+        for id in 2...40 {
+            lines += "{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"token.get\",\"params\":{\"account\":\"fresh\"}}\n"
+        }
+        // One write: the lines past the eighth arrive in the agent's same read
+        // (it holds them) or stay in the kernel (it reads no further).
+        try pipeliner.send(lines)
+
+        // While request 1 holds the turn, nothing is answered: no refusal of
+        // the lines past the eighth (before this, 32 `too_many_connections`).
+        #expect(throws: (any Error).self, "no answer while the refresh is held") { _ = try pipeliner.readJSON(timeout: 2) }
+
+        endpoint.openGate()
+        var answered: [Int: String] = [:]
+        for _ in 1...40 {
+            let answer = try pipeliner.readJSON(timeout: 30)
+            let id = try #require(answer["id"] as? Int)
+            answered[id] = (answer.result?["accessToken"] as? String) ?? "error: \(answer.errorKind ?? "?")"
+        }
+        #expect(answered[1] == "AT-2")
+        #expect((2...40).allSatisfy { answered[$0] == "FRESH" }, "\(answered.filter { $0.value != "FRESH" })")
+    }
 }

@@ -17,6 +17,12 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private let peer: PeerCredentials
     private var state: ConnectionState?
     private var unwritableSince: NIODeadline?
+    /// Reading is paused because the client has its fill of requests in
+    /// flight, all of which end by themselves (see `pauseIfAtLimit`).
+    private var pausedAtLimit = false
+    /// Lines that arrived in the same read as the one that reached the limit:
+    /// served in order once a request ends (at most one read's worth).
+    private var deferredLines: [Data] = []
 
     init(core: AgentCore, limits: AgentServer.Limits, logger: Logger, peer: PeerCredentials) {
         self.core = core
@@ -33,10 +39,51 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         guard let state else { return }
         let line = unwrapInboundIn(data)
         if line.readableBytes == 0 { return }
+        if pausedAtLimit {
+            deferredLines.append(Data(line.readableBytesView))
+            return
+        }
         handle(Data(line.readableBytesView), state: state)
+        pauseIfAtLimit(context.channel, state: state)
+    }
+
+    /// A client with `maxRequestsPerConnection` requests in flight, none of
+    /// which may wait for a person, is not read until one of them ends: they
+    /// end by themselves, and reading on would only parse lines to refuse
+    /// them — a client that pipelines thousands of lines would cost the I/O
+    /// threads more than its requests cost the pool. Its next lines wait in
+    /// the kernel (its writes block), or here when they came in the same read,
+    /// and are served in order, not refused. With a
+    /// request that may wait for a person among them, the connection is read
+    /// on, so `$/cancel`, `$/pin` and `$/choose` always get through.
+    private func pauseIfAtLimit(_ channel: any Channel, state: ConnectionState) {
+        guard !pausedAtLimit, state.requestCount >= limits.maxRequestsPerConnection, state.waitsOnNoPerson else { return }
+        pausedAtLimit = true
+        updateReading(channel)
+    }
+
+    /// Called on any thread when a request of this connection has answered.
+    private func requestEnded(_ channel: any Channel, state: ConnectionState) {
+        channel.eventLoop.execute { [self] in
+            guard pausedAtLimit, state.requestCount < limits.maxRequestsPerConnection else { return }
+            pausedAtLimit = false
+            while !pausedAtLimit, !deferredLines.isEmpty {
+                handle(deferredLines.removeFirst(), state: state)
+                pauseIfAtLimit(channel, state: state)
+            }
+            if !pausedAtLimit { updateReading(channel) }
+        }
+    }
+
+    /// Reads while the client takes its answers and is not paused at its limit.
+    private func updateReading(_ channel: any Channel) {
+        let reading = channel.isWritable && !pausedAtLimit
+        channel.setOption(ChannelOptions.autoRead, value: reading).whenFailure { _ in }
+        if reading { channel.read() }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        deferredLines.removeAll()
         state?.cancelAll()
         context.fireChannelInactive()
     }
@@ -56,10 +103,9 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// answer to the queue), so what it holds for the client stays near the
     /// write buffer's high-water mark instead of growing with every line sent.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable).whenFailure { _ in }
+        updateReading(context.channel)
         if context.channel.isWritable {
             unwritableSince = nil
-            context.read()
         } else {
             unwritableSince = .now()
             let channel = context.channel
@@ -119,6 +165,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
                 case .success(let result): state.respond(RPCResponse(id: id, result: result))
                 case .failure(let error): state.respond(RPCResponse(id: id, error: error.rpcError))
                 }
+                self.requestEnded(state.channel, state: state)
                 let kind: String
                 if case .failure(let error) = outcome { kind = error.kind.rawValue } else { kind = "ok" }
                 logger.info("request", metadata: ["method": "\(request.method)", "id": "\(id)", "outcome": "\(kind)",

@@ -21,6 +21,8 @@ final class ConnectionState: Sendable {
 
     private struct Work {
         var running: [RPCID: Task<Void, Never>] = [:]
+        /// Running requests that may wait for a person (they take no turns).
+        var mayWaitForAPerson: Set<RPCID> = []
         /// The running request that holds this connection's turn.
         var turn: RPCID?
         var waiting: [(id: RPCID, start: @Sendable () -> Task<Void, Never>)] = []
@@ -32,6 +34,11 @@ final class ConnectionState: Sendable {
 
     /// Requests running or waiting for their turn.
     var requestCount: Int { work.withLock { $0.running.count + $0.waiting.count } }
+
+    /// True when no request in flight may wait for a person: each will end by
+    /// itself, so nothing the client could send (`$/cancel`, `$/pin`) is needed
+    /// for the connection to move on.
+    var waitsOnNoPerson: Bool { work.withLock { $0.mayWaitForAPerson.isEmpty } }
 
     /// Registers a request and starts it, or queues it behind the running
     /// request that holds the turn when it `takesTurns`; false if the id is
@@ -45,6 +52,8 @@ final class ConnectionState: Sendable {
                     return true
                 }
                 work.turn = id
+            } else {
+                work.mayWaitForAPerson.insert(id)
             }
             work.running[id] = start()
             return true
@@ -55,6 +64,7 @@ final class ConnectionState: Sendable {
     func finish(_ id: RPCID) {
         work.withLock { work in
             work.running.removeValue(forKey: id)
+            work.mayWaitForAPerson.remove(id)
             guard work.turn == id else { return }
             work.turn = nil
             guard !work.waiting.isEmpty else { return }
