@@ -28,7 +28,8 @@ struct BenchCommand: ParsableCommand {
         authenticator, beside bare P-256), `ceremony` (passwordless.dev register and sign-in against \
         the devserver on loopback, split into HTTP and authenticator time, beside their floors), \
         `agent` (agent.status round trips and throughput against a real passkey-agent), `cli` \
-        (`passkey status` as a whole process beside `ssh-add -l`), `vault` (unlock with a PIV card \
+        (`passkey status` and `passkey token get` from an unlocked vault as whole processes, taking \
+        turns with `ssh-add -l`), `vault` (unlock with a PIV card \
         through pcscd + vpcd + passkey-vcard and with the virtual authenticator's hmac-secret, \
         token.get at 10, 1,000 and 10,000 accounts, size per account, agent memory), `soak` (only \
         when asked for: --soak-clients clients on the agent's socket for --soak-seconds, half of them \
@@ -157,7 +158,7 @@ struct BenchCommand: ParsableCommand {
             }
             if groups.contains(.cli) {
                 results.append(try CLIStartupBenchmarks(runs: runs, warmUp: max(3, warmUp / 20), programs: locations,
-                                                        variants: cliVariant.compactMap(Self.parseVariant))
+                                                        variants: cliVariant.compactMap(Self.parseVariant), ownAgent: started != nil)
                     .run(agent: agent))
             }
         }
