@@ -52,7 +52,7 @@ public final class AgentConnection {
         nextId += 1
         let request: [UInt8]
         do {
-            request = try Array(JSONEncoder().encode(RPCRequest(id: id, method: M.name, params: JSONValue(encoding: params))))
+            request = try Array(JSONEncoder().encode(TypedRequest(id: id, method: M.name, params: params)))
         } catch {
             throw AgentError(.internal, "could not encode the request")
         }
@@ -141,4 +141,14 @@ public final class AgentConnection {
         var result: JSONValue?
         var error: RPCErrorObject?
     }
+}
+
+/// A request whose params are encoded straight from their type: the same
+/// JSON-RPC line as `RPCRequest`, without turning the params into a
+/// `JSONValue` and back first (a tenth of a `passkey token get`'s CPU).
+private struct TypedRequest<Params: Encodable>: Encodable {
+    var jsonrpc = "2.0"
+    var id: RPCID
+    var method: String
+    var params: Params
 }
