@@ -87,7 +87,7 @@ public final class AgentConnection {
             if message.id == nil, let error = message.error { throw AgentError(rpcError: error) }
             guard message.id == id else { continue }
             if let error = message.error { throw AgentError(rpcError: error) }
-            do { return try (message.result ?? .null).decode(as: M.Result.self) } catch {
+            do { return try JSONDecoder().decode(TypedResult<M.Result>.self, from: Data(line)).result } catch {
                 throw AgentError(.internal, "the agent's answer to \(M.name) does not decode: \(error)")
             }
         }
@@ -138,17 +138,34 @@ public final class AgentConnection {
         var id: RPCID?
         var method: String?
         var params: JSONValue?
-        var result: JSONValue?
         var error: RPCErrorObject?
+        // The result is read by TypedResult, once the id says it is ours.
     }
 }
 
 /// A request whose params are encoded straight from their type: the same
 /// JSON-RPC line as `RPCRequest`, without turning the params into a
 /// `JSONValue` and back first (a tenth of a `passkey token get`'s CPU).
+/// TypedResult does the same for the answer.
 private struct TypedRequest<Params: Encodable>: Encodable {
     var jsonrpc = "2.0"
     var id: RPCID
     var method: String
     var params: Params
+}
+
+/// A response's result decoded straight into its type (the line is read a
+/// second time, which costs less than building a `JSONValue` of the result
+/// and re-encoding it). An absent result reads as `null`, as it always did.
+private struct TypedResult<Result: Decodable>: Decodable {
+    var result: Result
+
+    private enum CodingKeys: String, CodingKey { case result }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        result = container.contains(.result)
+            ? try container.decode(Result.self, forKey: .result)
+            : try JSONValue.null.decode(as: Result.self)
+    }
 }
