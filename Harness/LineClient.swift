@@ -30,20 +30,15 @@ public final class LineClient: @unchecked Sendable {
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
-        let connected: Int32
-        do { connected = try UnixSocketAddress.with(path) { [fd] in connect(fd, $0, $1) } } catch {
-            close(fd)
-            throw error
-        }
-        guard connected == 0 else {
-            // errno stays the connect's (close succeeds without touching it), for callers that tally it.
-            let failure = HarnessError.system("connect \(path)")
-            close(fd)
-            throw failure
-        }
+        // On a throw from here on `self` is whole, so `deinit` runs and closes
+        // `fd`: closing it here as well would close whatever descriptor another
+        // thread got that number for in between (the soak's clients did).
+        let connected = try UnixSocketAddress.with(path) { [fd] in connect(fd, $0, $1) }
+        // errno is still the connect's, for callers that tally it.
+        guard connected == 0 else { throw .system("connect \(path)") }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     public func send(_ text: String) throws(HarnessError) { try send(Array(text.utf8)) }
 
