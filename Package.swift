@@ -1,8 +1,10 @@
 // swift-tools-version:6.1
 // passkey-agent: a hardware-backed passkey and token agent for Linux.
 //
-// Targets are listed from the bottom layer up; each layer uses only the
-// layers below it. docs/ARCHITECTURE.md is the map.
+// One folder of Sources/ per layer, listed here from the bottom up: System,
+// Formats, Devices, Identity, Agent, Programs. A target uses only targets of
+// the folders below its own and those listed before it in its own folder;
+// docs/ARCHITECTURE.md is the map.
 import PackageDescription
 
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
@@ -34,7 +36,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.20.0"),
     ],
     targets: [
-        // MARK: Layer 8 — C libraries from Debian packages.
+        // MARK: Sources/System — Debian's C libraries, and the one stderr writer.
         .systemLibrary(name: "CFIDO2", path: "Sources/System/CFIDO2", pkgConfig: "libfido2",
                        providers: [.apt(["libfido2-dev", "libssl-dev"])]),
         .systemLibrary(name: "CPCSC", path: "Sources/System/CPCSC", pkgConfig: "libpcsclite",
@@ -47,7 +49,8 @@ let package = Package(
         // Not a C library but the layer's Swift face of glibc's write(2): the one stderr writer, for every program.
         .target(name: "StandardError", path: "Sources/System/StandardError"),
 
-        // MARK: Layer 7 — encodings and the W3C WebAuthn model.
+        // MARK: Sources/Formats — encodings, the WebAuthn model, what an operation asks the user,
+        // files on disk: pure data, no device, no network.
         .target(name: "CBOR", dependencies: ["CCBOR"], path: "Sources/Formats/CBOR"),
         .target(name: "Hexadecimal", path: "Sources/Formats/Hexadecimal"),  // bytes as hex text, and back: the one implementation
         .target(name: "ISO7816", dependencies: ["Hexadecimal"], path: "Sources/Formats/ISO7816"),
@@ -61,41 +64,43 @@ let package = Package(
         // What an operation asks the user (PIN, touch, which account): no dependencies, so the light client can use it.
         .target(name: "Interaction", path: "Sources/Formats/Interaction"),
 
-        // MARK: Layer 6 — software devices.
+        // MARK: Sources/Devices — security keys and smart cards: libfido2 and pcsc-lite, and the
+        // software authenticator and card that stand in for them.
         // What libfido2's custom I/O hooks talk to: a device speaking CTAPHID in 64-byte packets.
         // FIDO drives it; the virtual authenticator implements it, so neither imports the other.
         .target(name: "PacketDevice", path: "Sources/Devices/PacketDevice"),
         .target(name: "VirtualAuthenticator", dependencies: ["PacketDevice", "CBOR", "WebAuthn", "DecodingErrors", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
         .target(name: "VirtualCard", dependencies: ["Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", crypto, logging], path: "Sources/Devices/VirtualCard"),
-
-        // MARK: Layer 5 — hardware access.
         .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "Interaction", "PacketDevice"], path: "Sources/Devices/FIDO"),
         .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"], path: "Sources/Devices/SmartCard"),
         .target(name: "PIV", dependencies: ["SmartCard", "Hexadecimal", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
 
-        // MARK: Layer 5 — the network.
+        // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
+        // OAuth token sets, and the devserver that plays the other side.
         .target(name: "HTTPTransport", dependencies: ["Hexadecimal", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
-
-        // MARK: Layer 4 — ceremonies, tokens, the vault.
         .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", "Interaction", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
         .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
-        .target(name: "Vault", dependencies: ["FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
         .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Tokens"),
+        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
 
-        // MARK: Layer 3 — the agent's protocol types and settings.
-        .target(name: "AgentProtocol", dependencies: ["Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
+        // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
+        // that runs every method, the server, and the client the CLI uses.
+        .target(name: "Vault", dependencies: ["FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
         .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
+        .target(name: "AgentProtocol", dependencies: ["Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
+        .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens",
                                                   "PIV", "PIVWire", "SmartCard", "Hexadecimal"], path: "Sources/Agent/Core"),
-
-        // MARK: Layer 2 — servers and the agent's client.
-        .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "Interaction", "CMalloc",
                                                     nio, nioPosix, logging], path: "Sources/Agent/Server"),
-        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
 
-        // MARK: Layer 1 — executables: thin mains.
+        // MARK: Sources/Programs — the command line and the executables: thin mains.
+        // The `passkey` command line: argument parsing, prompts, output.
+        // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
+        .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "StandardError", "DecodingErrors", "Settings",
+                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI",
+                swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
         // commands with the agent's core, when no agent answers (docs/ARCHITECTURE.md, "Programs").
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey"),
@@ -108,12 +113,6 @@ let package = Package(
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
         .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
-
-        // The `passkey` command line: argument parsing, prompts, output.
-        // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
-        .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "StandardError", "DecodingErrors", "Settings",
-                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI",
-                swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
