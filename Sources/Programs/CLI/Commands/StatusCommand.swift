@@ -9,9 +9,15 @@ struct StatusCommand: Verb {
     @OptionGroup var runOptions: RunOptions
 
     func execute(on backend: Backend) async throws(AgentError) {
+        try await Self.show(on: backend, json: runOptions.json)
+    }
+
+    /// The verb itself, also run by ScriptedForm (which reads `passkey status`
+    /// without ArgumentParser, so it never builds this command's properties).
+    static func show(on backend: Backend, json: Bool) async throws(AgentError) {
         let status = try await backend.call(AgentStatusMethod.self, NoParams(),
                                             interaction: TerminalInteraction(pins: .interactive))
-        if runOptions.json { Output.json(status); return }
+        if json { Output.json(status); return }
         if status.agentRunning {
             // The number comes over the socket: never a trapping conversion.
             let uptime = Int(exactly: status.uptimeSeconds.rounded(.towardZero)).map(String.init) ?? "?"

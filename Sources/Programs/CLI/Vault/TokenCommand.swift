@@ -34,12 +34,18 @@ struct TokenGet: Verb {
     @OptionGroup var runOptions: RunOptions
 
     func execute(on backend: Backend) async throws(AgentError) {
+        try await Self.printToken(account: account, minValid: minValid, on: backend, json: runOptions.json)
+    }
+
+    /// The verb itself, also run by ScriptedForm (which reads `passkey token
+    /// get ACCOUNT` without ArgumentParser, so it never builds this command's properties).
+    static func printToken(account: String, minValid: Int, on backend: Backend, json: Bool) async throws(AgentError) {
         guard minValid >= 0 else { throw AgentError(.invalidInput, "--min-valid is a number of seconds, 0 or more") }
         let result = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
             try await backend.call(TokenGetMethod.self, .init(account: account, minValid: minValid),
                                    interaction: TerminalInteraction(pins: .interactive))
         }
-        if runOptions.json { Output.json(result); return }
+        if json { Output.json(result); return }
         Output.line(result.accessToken)
     }
 }
