@@ -9,27 +9,17 @@ import TestSupport
 @Suite struct TurnTakingThroughAgentTests {
     @Test("a token.get behind a held refresh on its own connection waits its turn; other connections and PIN-or-touch methods do not")
     func machineRequestsTakeTurnsPerConnection() throws {
-        let endpoint = try TokenEndpoint(refreshToken: "RT-1", expiresIn: 3600)
+        let (endpoint, agent) = try Self.agentWithAHeldRefresh()
         defer { endpoint.stop() }
-        let agent = try VaultAgent()
-        try agent.start()
-        try agent.initializeVault()
-        try agent.put("expired", VaultAgent.document(access: "AT-1", refresh: "RT-1", expiresIn: 0, endpoint: endpoint.url))
-        try agent.put("fresh", VaultAgent.document(access: "FRESH", refresh: "RF", expiresIn: 3600, endpoint: endpoint.url))
-
-        endpoint.closeGate()
         let pipeliner = try agent.harness.connect()
-        func request(_ id: Int, _ method: String, _ params: String) -> String {
-            "{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"\(method)\",\"params\":\(params)}\n"
-        }
         // 1 holds the connection's turn (its refresh is held); 2 and 3 wait behind it.
-        try pipeliner.send(request(1, "token.get", #"{"account":"expired"}"#)
-                           + request(2, "token.get", #"{"account":"fresh"}"#)
-                           + request(3, "token.get", #"{"account":"fresh"}"#))
+        try pipeliner.send(Self.request(1, "token.get", #"{"account":"expired"}"#)
+                           + Self.request(2, "token.get", #"{"account":"fresh"}"#)
+                           + Self.request(3, "token.get", #"{"account":"fresh"}"#))
 
         // A method that may wait for a person starts at once beside them:
         // this one fails its params check, which happens inside the request.
-        try pipeliner.send(request(4, "webauthn.get", "{}"))
+        try pipeliner.send(Self.request(4, "webauthn.get", "{}"))
         let person = try pipeliner.readJSON()
         #expect(person["id"] as? Int == 4, "the first answer is the method that takes no turn: \(person)")
         #expect(person.errorKind == "invalid_params")
@@ -56,20 +46,11 @@ import TestSupport
 
     @Test("a client that pipelines more than 8 token requests is read no further until one ends: the rest are served later, never refused")
     func pipelinedMachineRequestsPauseReadingInsteadOfRefusals() throws {
-        let endpoint = try TokenEndpoint(refreshToken: "RT-1", expiresIn: 3600)
+        let (endpoint, agent) = try Self.agentWithAHeldRefresh()
         defer { endpoint.stop() }
-        let agent = try VaultAgent()
-        try agent.start()
-        try agent.initializeVault()
-        try agent.put("expired", VaultAgent.document(access: "AT-1", refresh: "RT-1", expiresIn: 0, endpoint: endpoint.url))
-        try agent.put("fresh", VaultAgent.document(access: "FRESH", refresh: "RF", expiresIn: 3600, endpoint: endpoint.url))
-
-        endpoint.closeGate()
         let pipeliner = try agent.harness.connect()
-        var lines = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"token.get\",\"params\":{\"account\":\"expired\"}}\n"
-        for id in 2...40 {
-            lines += "{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"token.get\",\"params\":{\"account\":\"fresh\"}}\n"
-        }
+        var lines = Self.request(1, "token.get", #"{"account":"expired"}"#)
+        for id in 2...40 { lines += Self.request(id, "token.get", #"{"account":"fresh"}"#) }
         // One write: the lines past the eighth arrive in the agent's same read
         // (it holds them) or stay in the kernel (it reads no further).
         try pipeliner.send(lines)
@@ -87,5 +68,22 @@ import TestSupport
         }
         #expect(answered[1] == "AT-2")
         #expect((2...40).allSatisfy { answered[$0] == "FRESH" }, "\(answered.filter { $0.value != "FRESH" })")
+    }
+
+    /// An agent with an unlocked vault holding "expired" (its refresh will be
+    /// held at the endpoint until `openGate()`) and "fresh" (answered from the vault).
+    static func agentWithAHeldRefresh() throws -> (TokenEndpoint, VaultAgent) {
+        let endpoint = try TokenEndpoint(refreshToken: "RT-1", expiresIn: 3600)
+        let agent = try VaultAgent()
+        try agent.start()
+        try agent.initializeVault()
+        try agent.put("expired", VaultAgent.document(access: "AT-1", refresh: "RT-1", expiresIn: 0, endpoint: endpoint.url))
+        try agent.put("fresh", VaultAgent.document(access: "FRESH", refresh: "RF", expiresIn: 3600, endpoint: endpoint.url))
+        endpoint.closeGate()
+        return (endpoint, agent)
+    }
+
+    static func request(_ id: Int, _ method: String, _ params: String) -> String {
+        "{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"\(method)\",\"params\":\(params)}\n"
     }
 }
