@@ -96,6 +96,23 @@ import Glibc
         #expect(try other.call(2, "agent.status").result?["pendingRequests"] as? Int == 0)
     }
 
+    /// `--request-timeout`: a request still waiting at its limit is stopped
+    /// and answers `timeout` (a timer on the event loop cancels it).
+    @Test func aRequestPastItsTimeLimitAnswersTimeout() throws {
+        let harness = try AgentHarness(extraEnvironment: Self.nobodyTouches)
+        try harness.start(arguments: ["--request-timeout", "2"])
+        let startedAt = Date()
+        let client = try waitingRequest(harness)
+        var answer: [String: Any] = [:]
+        repeat { answer = try client.readJSON(timeout: 10) } while answer["method"] != nil
+        #expect(answer["id"] as? Int == 7)
+        #expect(answer.errorKind == "timeout", "\(answer)")
+        #expect((answer["error"] as? [String: Any])?["message"] as? String == "the request took longer than 2 s and was stopped")
+        #expect(Date().timeIntervalSince(startedAt) < 8)
+        let other = try harness.connect()
+        #expect(try other.call(1, "agent.status").result?["pendingRequests"] as? Int == 0)
+    }
+
     @Test func hangingUpCancelsAWaitingRequest() throws {
         let harness = try AgentHarness(extraEnvironment: Self.nobodyTouches)
         let agent = try harness.start()

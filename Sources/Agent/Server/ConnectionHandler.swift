@@ -157,8 +157,15 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         let accepted = state.begin(id, takesTurns: AnswerWait(method: request.method) == .machine) {
             Task {
                 let started = ContinuousClock.now
-                let outcome = await RequestTimeout.run(limit: limits.requestTimeout) { () async throws(AgentError) -> JSONValue in
-                    try await core.dispatch(method: request.method, params: request.params, interaction: interaction)
+                let deadline = RequestDeadline(limit: limits.requestTimeout, on: state.channel.eventLoop) { state.cancel(id) }
+                var outcome: Result<JSONValue, AgentError>
+                do throws(AgentError) {
+                    outcome = .success(try await core.dispatch(method: request.method, params: request.params, interaction: interaction))
+                } catch {
+                    outcome = .failure(error)
+                }
+                if deadline.end() {
+                    outcome = .failure(AgentError(.timeout, "the request took longer than \(limits.requestTimeout.components.seconds) s and was stopped"))
                 }
                 state.finish(id)
                 switch outcome {
@@ -190,27 +197,6 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             if let id = request.id {
                 state.respond(RPCResponse(id: id, error: AgentError(.methodNotFound, "unknown method \(request.method)").rpcError))
             }
-        }
-    }
-}
-
-/// Bounds a request's total time; a request that runs out answers `timeout`.
-enum RequestTimeout {
-    static func run(limit: Duration, _ body: @escaping @Sendable () async throws(AgentError) -> JSONValue) async -> Result<JSONValue, AgentError> {
-        await withTaskGroup(of: Result<JSONValue, AgentError>?.self) { group in
-            group.addTask {
-                do throws(AgentError) { return .success(try await body()) } catch { return .failure(error) }
-            }
-            group.addTask {
-                do { try await Task.sleep(for: limit) } catch { return nil }
-                return .failure(AgentError(.timeout, "the request took longer than \(limit.components.seconds) s and was stopped"))
-            }
-            var outcome: Result<JSONValue, AgentError>?
-            while outcome == nil, let next = await group.next() {
-                if let next { outcome = next }
-            }
-            group.cancelAll()
-            return outcome ?? .failure(AgentError(.cancelled, "the request was cancelled"))
         }
     }
 }

@@ -46,6 +46,11 @@ struct AgentOptions: ParsableCommand {
         valueName: "seconds"))
     var lineTimeout: Int = Int(AgentServer.Limits().lineTimeout.components.seconds)
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a request may run (a touch, a PIN, a token refresh) before it is stopped and answers timeout; at most the default, which passkey's own wait allows for.",
+        valueName: "seconds"))
+    var requestTimeout: Int = Int(AgentServer.Limits().requestTimeout.components.seconds)
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
@@ -55,6 +60,10 @@ struct AgentOptions: ParsableCommand {
     func validate() throws {
         guard (1...3600).contains(lineTimeout) else {
             throw ValidationError("--line-timeout takes 1 to 3600 seconds, not \(lineTimeout)")
+        }
+        let longest = Int(AgentServer.Limits().requestTimeout.components.seconds)
+        guard (1...longest).contains(requestTimeout) else {
+            throw ValidationError("--request-timeout takes 1 to \(longest) seconds, not \(requestTimeout)")
         }
         guard (1...65_536).contains(maxConnections) else {
             throw ValidationError("--max-connections takes 1 to 65536, not \(maxConnections)")
@@ -77,6 +86,7 @@ func fail(_ message: String) -> Never {
 var requested = AgentServer.Limits()
 requested.maxConnections = options.maxConnections
 requested.lineTimeout = .seconds(options.lineTimeout)
+requested.requestTimeout = .seconds(options.requestTimeout)
 let limits = requested.fitting(descriptorLimit: DescriptorLimit.raiseToHardLimit())
 
 // The listening socket: systemd's, or our own (created before forking, so
