@@ -29,8 +29,11 @@ struct TokenGet: Verb {
 
     @Argument(help: "The account name.")
     var account: String
+    /// What `--min-valid` is when not given (ScriptedForm reads the same).
+    static let defaultMinValid = 60
+
     @Option(name: .long, help: "Seconds the token must stay valid (default 60).")
-    var minValid: Int = 60
+    var minValid: Int = Self.defaultMinValid
     @OptionGroup var runOptions: RunOptions
 
     func execute(on backend: Backend) async throws(AgentError) {
