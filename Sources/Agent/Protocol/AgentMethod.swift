@@ -13,6 +13,11 @@ public struct NoParams: Codable, Sendable, Equatable {
 }
 
 /// Which authenticator a request should use; every device-facing method takes these.
+///
+/// On the wire it is an object, `{"device": "virtual", "virtualState": "…"}`,
+/// and it is always sent so. A method's `device` member may also be a plain
+/// string, `"device": "virtual"`, short for `{"device": "virtual"}`: the form
+/// a person writes first (docs/PROTOCOL.md, "Methods").
 public struct DeviceChoice: Codable, Sendable, Equatable {
     /// `virtual` for the software authenticator, a `/dev/hidrawN` path, or
     /// nil for the configured default (else the only connected key).
@@ -23,5 +28,21 @@ public struct DeviceChoice: Codable, Sendable, Equatable {
     public init(device: String? = nil, virtualState: String? = nil) {
         self.device = device
         self.virtualState = virtualState
+    }
+
+    private enum CodingKeys: String, CodingKey { case device, virtualState }
+
+    public init(from decoder: any Decoder) throws {
+        let single = try decoder.singleValueContainer()
+        if let device = try? single.decode(String.self) {
+            self.init(device: device)
+            return
+        }
+        guard let container = try? decoder.container(keyedBy: CodingKeys.self) else {
+            throw DecodingError.dataCorruptedError(
+                in: single, debugDescription: "should be \"virtual\", a device path, or an object {\"device\", \"virtualState\"}")
+        }
+        self.init(device: try container.decodeIfPresent(String.self, forKey: .device),
+                  virtualState: try container.decodeIfPresent(String.self, forKey: .virtualState))
     }
 }
