@@ -1,12 +1,16 @@
 /// The exit statuses of `passkey`, one per kind of failure a script may want
 /// to tell apart (AgentErrorKind.exitStatus maps every error kind onto them).
-/// `passkey --help` prints this table; docs/PROTOCOL.md lists the kinds.
+/// `passkey --help` prints this table after the subcommands
+/// (PasskeyCommand.rootHelp); docs/PROTOCOL.md lists the kinds.
 enum ExitStatus {
+    /// Wrapped by hand to 80 columns: ArgumentParser would re-wrap it to the
+    /// terminal's width and lose the second column's indent.
     static let helpText = """
-        EXIT STATUS
+        EXIT STATUS:
           0   success
           1   failed for another reason (the message says why)
-          3   no usable device: no security key, card or reader, pcscd not running, key unplugged
+          3   no usable device: no security key, card or reader, pcscd not
+              running, key unplugged
           4   cancelled or declined (at the key, or at a prompt)
           5   timed out waiting for a touch
           6   PIN problem: needed, wrong (tries left are printed), blocked, or not set

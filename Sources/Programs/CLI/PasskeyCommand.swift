@@ -4,8 +4,7 @@ import ArgumentParser
 public struct PasskeyCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "passkey",
-        abstract: "Passkeys on security keys, and tokens kept under hardware, from a terminal.",
-        discussion: ExitStatus.helpText,
+        abstract: "Passkeys on security keys and tokens under hardware, from a terminal.",
         subcommands: [StatusCommand.self, DevicesCommand.self, PINCommand.self, WebAuthnCommand.self, RegisterCommand.self, SignInCommand.self, CardCommand.self, DemoCommand.self, VaultCommand.self, UnlockCommand.self, LockCommand.self, TokenCommand.self]
     )
 
@@ -31,7 +30,21 @@ extension PasskeyCommand {
                 try command.run()
             }
         } catch {
+            if let help = rootHelp(for: error) {
+                print(help + "\n\n" + ExitStatus.helpText)
+                exit()
+            }
             exit(withError: error)
         }
+    }
+
+    /// The help screen of `passkey` itself (`passkey`, `passkey --help`,
+    /// `passkey help`) when `error` asks for it, else nil. The exit statuses
+    /// are printed after it: ArgumentParser puts a command's discussion
+    /// between its overview and USAGE, and has no place after SUBCOMMANDS.
+    static func rootHelp(for error: any Error) -> String? {
+        guard exitCode(for: error) == .success else { return nil }
+        let help = helpMessage()
+        return fullMessage(for: error) == help ? help : nil
     }
 }
