@@ -3,6 +3,9 @@
 /// `passkey --help` prints this table after the subcommands
 /// (PasskeyCommand.rootHelp); docs/PROTOCOL.md lists the kinds.
 enum ExitStatus {
+    /// The command line is wrong (BSD's EX_USAGE, as ArgumentParser exits).
+    static let usage: Int32 = 64
+
     /// Wrapped by hand to 80 columns: ArgumentParser would re-wrap it to the
     /// terminal's width and lose the second column's indent.
     static let helpText = """

@@ -34,8 +34,21 @@ extension PasskeyCommand {
                 print(help + "\n\n" + ExitStatus.helpText)
                 exit()
             }
+            if let message = usageError(error, arguments: CommandLine.arguments.dropFirst()) {
+                Output.jsonError(kind: "usage", message: message)
+                exit(withError: ExitCode(ExitStatus.usage))
+            }
             exit(withError: error)
         }
+    }
+
+    /// What ArgumentParser says is wrong with a command line that asks for
+    /// `--json` (before any `--`), so that a script reading JSON gets its
+    /// usage errors as JSON too; nil for any other error or command line.
+    static func usageError(_ error: any Error, arguments: ArraySlice<String>) -> String? {
+        guard !(error is ExitCode), exitCode(for: error).rawValue == ExitStatus.usage,
+              arguments.prefix(while: { $0 != "--" }).contains("--json") else { return nil }
+        return message(for: error)
     }
 
     /// The help screen of `passkey` itself (`passkey`, `passkey --help`,

@@ -23,10 +23,7 @@ package enum Output {
     /// then the exit status for the error's kind.
     package static func fail(_ error: AgentError, json: Bool) -> ExitCode {
         if json {
-            var object = error.details
-            object["kind"] = .string(error.kind.rawValue)
-            object["message"] = .string(error.message)
-            Output.json(["error": JSONValue.object(object)])
+            jsonError(kind: error.kind.rawValue, message: error.message, details: error.details)
         } else {
             var text = "passkey: \(error.message)\n"
             if error.kind == .pinInvalid, case .number(let left)? = error.details["triesLeft"], let tries = Int(exactly: left),
@@ -36,5 +33,14 @@ package enum Output {
             StandardError.write(text)
         }
         return ExitCode(error.kind.exitStatus)
+    }
+
+    /// `{"error":{"kind":…,"message":…}}` (plus the error's details, such as
+    /// `triesLeft`) on stdout: every failure under `--json` has this shape.
+    package static func jsonError(kind: String, message: String, details: [String: JSONValue] = [:]) {
+        var object = details
+        object["kind"] = .string(kind)
+        object["message"] = .string(message)
+        Output.json(["error": JSONValue.object(object)])
     }
 }
