@@ -2,7 +2,12 @@ import AgentProtocol
 import ArgumentParser
 import DecodingErrors
 import FoundationEssentials
+import StandardError
 import WebAuthnJSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct WebAuthnCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,9 +16,13 @@ struct WebAuthnCommand: AsyncParsableCommand {
         subcommands: [WebAuthnCreate.self, WebAuthnGet.self])
 }
 
-/// Reads an options document from --options FILE or standard input.
+/// Reads an options document from --options FILE or standard input. When
+/// standard input is a terminal, says first what it waits for: a person who
+/// forgot `< options.json` would otherwise see a command that hangs.
 struct OptionsInput: ParsableArguments {
-    @Option(name: .long, help: "Read the options JSON from this file instead of standard input.")
+    @Option(name: .long, help: ArgumentHelp(
+        "Read the options JSON from this file instead of standard input.",
+        discussion: "From a terminal, paste the options and press Ctrl-D; passkey says so before it waits."))
     var options: String?
 
     func read<T: Decodable>(_ type: T.Type, pinFromStandardInput: Bool) throws(AgentError) -> T {
@@ -26,6 +35,10 @@ struct OptionsInput: ParsableArguments {
         } else {
             guard !pinFromStandardInput else {
                 throw AgentError(.invalidInput, "with --pin-stdin, give the options with --options FILE (standard input holds the PIN)")
+            }
+            if isatty(0) == 1 {
+                StandardError.writeLine("passkey: reading the \(T.self) from the terminal: paste it, then press Ctrl-D "
+                                        + "(or give --options FILE, or < FILE)")
             }
             bytes = StandardInput.readAll()
         }
