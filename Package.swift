@@ -17,6 +17,8 @@ let nio: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
 let httpClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
+let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
 
 /// Set by scripts/fuzz, which builds only `passkey-fuzz`, in its own scratch
 /// path (.build-fuzz), so the normal build never sees these flags.
@@ -34,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.20.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
         // MARK: Sources/System — Debian's C libraries, and the one stderr writer.
@@ -81,7 +84,11 @@ let package = Package(
         .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", "Interaction", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
         .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
         .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Tokens"),
-        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, crypto, logging], path: "Sources/Identity/DevServer"),
+        // OpenID Connect for `passkey login`: discovery, PKCE, the loopback redirect listener, the
+        // device grant, ID-token validation (jwt-kit: no hand-written JOSE), revocation.
+        .target(name: "OpenID", dependencies: ["Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
+                                               nio, nioPosix, nioHTTP1], path: "Sources/Identity/OpenID"),
+        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, jwtKit, crypto, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
         // that runs every method, the server, and the client the CLI uses.
@@ -90,7 +97,7 @@ let package = Package(
         .target(name: "AgentProtocol", dependencies: ["Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
-                                                  "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens",
+                                                  "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID",
                                                   "PIV", "PIVWire", "SmartCard", "Hexadecimal"], path: "Sources/Agent/Core"),
         .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "Interaction", "CMalloc",
                                                     nio, nioPosix, logging], path: "Sources/Agent/Server"),
@@ -151,6 +158,7 @@ let package = Package(
         .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "OpenIDTests", dependencies: ["OpenID", "Tokens", "HTTPTransport", "TestSupport", jwtKit, crypto]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "FIDO", "VirtualAuthenticator", crypto]),
     ]
 )
