@@ -24,13 +24,3 @@ public struct PKCE: Sendable, Equatable {
         challenge = Base64URL.encode(Array(SHA256.hash(data: Array(verifier.utf8))))
     }
 }
-
-/// Base64url without padding (RFC 4648 §5), as OAuth and JOSE write it.
-public enum Base64URL {
-    public static func encode(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
-    }
-}

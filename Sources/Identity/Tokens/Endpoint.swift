@@ -10,11 +10,13 @@ import Glibc
 /// client uses to pick the host it connects to — never prefix-matched: a
 /// prefix test let `http://127.0.0.1:1@evil.example/` through, and the
 /// refresh token travelled in clear to the host after the `@`.
-enum Endpoint {
-    static func isUsable(_ url: String) -> Bool { problem(url) == nil }
+///
+/// Public for OpenID, whose discovery documents name endpoints too.
+public enum Endpoint {
+    public static func isUsable(_ url: String) -> Bool { problem(url) == nil }
 
     /// Why tokens may not go to `url`, or nil when they may.
-    static func problem(_ url: String) -> String? {
+    public static func problem(_ url: String) -> String? {
         guard url.utf8.count <= 4096, let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
               scheme == "https" || scheme == "http" else {
             return "it is not an https:// URL"
@@ -39,7 +41,7 @@ enum Endpoint {
 
     /// `url` as it may appear in a message: without a user name or password
     /// (a password is a secret), query or fragment, at most 100 characters.
-    static func shown(_ url: String) -> String {
+    public static func shown(_ url: String) -> String {
         let text = url.prefix { $0 != "?" && $0 != "#" }
         guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return String(text.prefix(100)) }
         let authorityStart = text.index(colon, offsetBy: 3)
@@ -53,7 +55,7 @@ enum Endpoint {
     /// Names that merely start with "127." or end in "localhost." are DNS
     /// names anyone can point anywhere; other spellings of 127.0.0.1
     /// (`0x7f.1`, `2130706433`, `0177.0.0.1`) are refused rather than interpreted.
-    static func isLoopback(host: String) -> Bool {
+    public static func isLoopback(host: String) -> Bool {
         if host.lowercased() == "localhost" { return true }
         if host.hasPrefix("["), host.hasSuffix("]") {
             return isIPv6Loopback(String(host.dropFirst().dropLast()))

@@ -52,7 +52,7 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A server's text as it may appear in a message: one line, at most 200 characters.
-    static func sanitised(_ text: String?) -> String? {
+    public static func sanitised(_ text: String?) -> String? {
         guard let text else { return nil }
         let line = String(text.unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(200))
         return line.isEmpty ? nil : line

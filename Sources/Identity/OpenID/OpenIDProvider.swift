@@ -1,0 +1,116 @@
+import HTTPTransport
+import Synchronization
+import Tokens
+
+/// One OpenID provider, found by discovery (`<issuer>/.well-known/openid-configuration`,
+/// the document's issuer compared exactly), and its signing keys (JWKS).
+/// Both are cached in memory and, given a directory, on disk
+/// (`ProviderCache`), for as long as the provider's `Cache-Control` says
+/// (an hour by default, a day at most). Every endpoint the document names
+/// passes Tokens' `Endpoint` rule: https, or http to this machine.
+public final class OpenIDProvider: Sendable {
+    public let issuer: String
+    private let transport: HTTPTransport
+    private let cacheDirectory: String?
+    private let now: @Sendable () -> Int64
+    private let cache: Mutex<ProviderCache?> = Mutex(nil)
+
+    /// Bodies larger than this are no discovery document or key set.
+    static let documentLimit = 1 << 20
+
+    public init(issuer: String, transport: HTTPTransport, cacheDirectory: String?,
+                now: @escaping @Sendable () -> Int64 = TokenSet.now) {
+        self.issuer = issuer
+        self.transport = transport
+        self.cacheDirectory = cacheDirectory
+        self.now = now
+    }
+
+    /// The discovery URL: the issuer with any trailing `/` removed, then
+    /// `/.well-known/openid-configuration` (OIDC Discovery §4).
+    public var discoveryURL: String {
+        var base = issuer
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + "/.well-known/openid-configuration"
+    }
+
+    /// The provider's metadata, from the cache while it is fresh.
+    public func metadata() async throws(OpenIDError) -> ProviderMetadata {
+        let clock = now()
+        if let cached = current(), let metadata = cached.metadata, clock < cached.metadataExpiresAt { return metadata }
+        if let problem = Endpoint.problem(issuer) { throw .invalidIssuer(Endpoint.shown(issuer), reason: problem) }
+        if issuer.contains("?") || issuer.contains("#") {
+            throw .invalidIssuer(Endpoint.shown(issuer), reason: "an issuer has no query or fragment")
+        }
+        let url = discoveryURL
+        let response = try await get(url) { .discovery(url: Endpoint.shown(url), reason: $0) }
+        let metadata = try ProviderMetadata(discoveryDocument: response.body, issuer: issuer, url: Endpoint.shown(url))
+        update(storing: ProviderCache.mayStore(cacheControl: response.header("Cache-Control"))) { cache in
+            if cache.metadata != metadata {
+                // Another document may name another key set: the old keys go with it.
+                cache.jwks = nil
+                cache.jwksExpiresAt = 0
+            }
+            cache.metadata = metadata
+            cache.metadataExpiresAt = OutsideSeconds.instant(ProviderCache.lifetime(cacheControl: response.header("Cache-Control")),
+                                                             after: clock)
+        }
+        return metadata
+    }
+
+    /// The signing keys: from the cache while fresh, unless `refetch` (a
+    /// token named a `kid` the cached set does not hold).
+    func keySet(refetch: Bool) async throws(OpenIDError) -> JSONWebKeySet {
+        let metadata = try await metadata()
+        let clock = now()
+        if !refetch, let cached = current(), let text = cached.jwks, clock < cached.jwksExpiresAt,
+           let keys = JSONWebKeySet(Array(text.utf8)) {
+            return keys
+        }
+        let url = metadata.jwksURI
+        let response = try await get(url) { .jwks(url: Endpoint.shown(url), reason: $0) }
+        guard let keys = JSONWebKeySet(response.body) else {
+            throw .jwks(url: Endpoint.shown(url), reason: "it is not a JSON object with a `keys` array")
+        }
+        let text = String(decoding: response.body, as: UTF8.self)
+        update(storing: ProviderCache.mayStore(cacheControl: response.header("Cache-Control"))) { cache in
+            cache.jwks = text
+            cache.jwksExpiresAt = OutsideSeconds.instant(ProviderCache.lifetime(cacheControl: response.header("Cache-Control")),
+                                                         after: clock)
+        }
+        return keys
+    }
+
+    /// A GET answered 200 with a body of sensible size; `failure` words the rest.
+    private func get(_ url: String, failure: (String) -> OpenIDError) async throws(OpenIDError) -> HTTPTransport.Response {
+        let response: HTTPTransport.Response
+        do {
+            response = try await transport.send("GET", url, headers: [("Accept", "application/json")])
+        } catch {
+            throw .network(error)
+        }
+        guard response.status == 200 else { throw failure("it answered HTTP \(response.status)") }
+        guard response.body.count <= Self.documentLimit else { throw failure("the answer is larger than \(Self.documentLimit) bytes") }
+        return response
+    }
+
+    /// The cache in memory, loaded from disk the first time.
+    private func current() -> ProviderCache? {
+        cache.withLock { cache in
+            if cache == nil, let cacheDirectory {
+                cache = ProviderCache.load(directory: cacheDirectory, issuer: issuer, now: now())
+            }
+            return cache
+        }
+    }
+
+    private func update(storing: Bool, _ change: (inout ProviderCache) -> Void) {
+        let updated = cache.withLock { cache in
+            var value = cache ?? ProviderCache(issuer: issuer)
+            change(&value)
+            cache = value
+            return value
+        }
+        if storing, let cacheDirectory { updated.store(directory: cacheDirectory) }
+    }
+}
