@@ -88,7 +88,7 @@ let package = Package(
         // device grant, ID-token validation (jwt-kit: no hand-written JOSE), revocation.
         .target(name: "OpenID", dependencies: ["Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
                                                nio, nioPosix, nioHTTP1], path: "Sources/Identity/OpenID"),
-        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, jwtKit, crypto, logging], path: "Sources/Identity/DevServer"),
+        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
         // that runs every method, the server, and the client the CLI uses.
@@ -149,7 +149,7 @@ let package = Package(
                                                   "CBOR", "TestSupport", crypto]),
         .testTarget(name: "SmartCardTests",
                     dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
-        .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", crypto]),
+        .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Harness"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
         .testTarget(name: "DecodingErrorsTests", dependencies: ["DecodingErrors"]),

@@ -9,8 +9,9 @@ import Testing
             let line = server.startupLine
             #expect(!line.contains("\n"))
             let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(Set(json.keys) == ["apiUrl", "apiKey", "apiSecret", "rpId", "origins"])
+            #expect(Set(json.keys) == ["apiUrl", "apiKey", "apiSecret", "rpId", "origins", "issuer"])
             #expect(json["apiUrl"] as? String == "http://127.0.0.1:\(server.port)")
+            #expect(json["issuer"] as? String == "http://127.0.0.1:\(server.port)/oauth2/default")
             #expect(server.port > 0)
             #expect(json["rpId"] as? String == "localhost")
             #expect(json["origins"] as? [String] == ["https://localhost"])

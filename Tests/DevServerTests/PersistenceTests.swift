@@ -18,7 +18,7 @@ import WebAuthn
         // First run: register, sign in, redeem one verify token, keep another.
         let first = try DevServerProcess(arguments: arguments, directory: base.path, name: "first")
         let h1 = try await first.waitForStartup()
-        #expect(Set(first.startup.keys) == ["apiUrl", "apiKey", "apiSecret", "rpId", "origins"])
+        #expect(Set(first.startup.keys) == ["apiUrl", "apiKey", "apiSecret", "rpId", "origins", "issuer"])
         #expect(first.startup["origins"] as? [String] == ["https://localhost"])
         var key = SoftwareAuthenticator()
         let registered = try await h1.register(userId: "ada", with: &key, ["aliases": ["ada@example.com"]])

@@ -27,6 +27,7 @@ public enum DevServer {
         guard AppKeys.isValidAppId(configuration.appId) else {
             throw .invalidConfiguration("app id \"\(configuration.appId)\"", reason: "use lowercase letters, digits and hyphens")
         }
+        try configuration.oauth.validate()
         let allowList = try AllowList(rpIds: configuration.rpIds, origins: configuration.effectiveOrigins)
         let logger = configuration.logger
         let store = try DevServerStore.open(dataDirectory: configuration.dataDirectory,
@@ -38,14 +39,25 @@ public enum DevServer {
         let api = DevServerAPI(store: store, keys: keys,
                                tokens: TokenCodec(appId: keys.appId, keyMaterial: keyMaterial),
                                allowList: allowList, configuration: configuration)
+        let signer: TokenSigner
+        do { signer = try await TokenSigner(store.oauthSigningKeys()) } catch {
+            throw .stateFile(path: configuration.dataDirectory ?? "(memory)", reason: "the OAuth signing keys could not be made or read")
+        }
+        let issuerBox = IssuerBox()
+        let oauth = OAuthServer(issuerBox: issuerBox, clients: OAuthClients(configuration.oauth.clients), signer: signer,
+                                store: OAuthStore(), api: api, configuration: configuration.oauth)
+        let hostInURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
 
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
-            router: Routes.router(api: api, logger: logger),
+            router: Routes.router(api: api, oauth: oauth, logger: logger),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: nil),
             onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
+                let port = channel.localAddress?.port ?? 0
+                // Set before the port is announced, so no client can ask before the issuer is known.
+                issuerBox.set(origin: "http://\(hostInURL):\(port)")
+                portContinuation.yield(port)
                 portContinuation.finish()
             },
             logger: logger)
@@ -68,9 +80,8 @@ public enum DevServer {
             }
             throw .listenFailed(address: "\(configuration.host):\(configuration.port)", reason: reason)
         }
-        let hostInURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return RunningDevServer(
-            apiURL: "http://\(hostInURL):\(port)", port: port, apiKey: keys.apiKey, apiSecret: keys.apiSecret,
+            apiURL: "http://\(hostInURL):\(port)", issuer: oauth.issuer, port: port, apiKey: keys.apiKey, apiSecret: keys.apiSecret,
             rpIds: allowList.rpIds, origins: allowList.origins, group: group, task: running, store: store)
     }
 

@@ -34,6 +34,8 @@ public struct DevServerConfiguration: Sendable {
     /// Shut down gracefully on SIGTERM and SIGINT. The executable sets it; a
     /// program embedding the server keeps its own signal handling.
     public var handlesTerminationSignals: Bool
+    /// The authorization server under `/oauth2/default`.
+    public var oauth: OAuthConfiguration
     /// Request logs: method, path, status and duration only — never headers,
     /// bodies, keys or tokens.
     public var logger: Logger
@@ -44,7 +46,7 @@ public struct DevServerConfiguration: Sendable {
                 registerTokenLifetime: Duration = .seconds(120),
                 signInUserVerification: UserVerificationRequirement = .preferred,
                 clock: DevServerClock = .system, handlesTerminationSignals: Bool = false,
-                logger: Logger? = nil) {
+                oauth: OAuthConfiguration = OAuthConfiguration(), logger: Logger? = nil) {
         self.host = host
         self.port = port
         self.appId = appId
@@ -57,6 +59,7 @@ public struct DevServerConfiguration: Sendable {
         self.signInUserVerification = signInUserVerification
         self.clock = clock
         self.handlesTerminationSignals = handlesTerminationSignals
+        self.oauth = oauth
         self.logger = logger ?? DevServer.standardErrorLogger(level: .info)
     }
 

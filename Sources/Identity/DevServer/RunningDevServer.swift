@@ -5,6 +5,8 @@ import ServiceLifecycle
 public final class RunningDevServer: Sendable {
     /// `http://127.0.0.1:<port>`, the base URL of every endpoint.
     public let apiURL: String
+    /// `<apiURL>/oauth2/default`, the authorization server's issuer.
+    public let issuer: String
     public let port: Int
     /// The public key for the `ApiKey` header.
     public let apiKey: String
@@ -22,9 +24,10 @@ public final class RunningDevServer: Sendable {
     /// `shutdown()` releases the lock.
     private let store: DevServerStore
 
-    init(apiURL: String, port: Int, apiKey: String, apiSecret: String, rpIds: [String], origins: [String],
+    init(apiURL: String, issuer: String, port: Int, apiKey: String, apiSecret: String, rpIds: [String], origins: [String],
          group: ServiceGroup, task: Task<Void, any Error>, store: DevServerStore) {
         self.apiURL = apiURL
+        self.issuer = issuer
         self.port = port
         self.apiKey = apiKey
         self.apiSecret = apiSecret
@@ -36,7 +39,7 @@ public final class RunningDevServer: Sendable {
     }
 
     /// The one JSON line `passkey-devserver` prints at start-up:
-    /// `{"apiUrl","apiKey","apiSecret","rpId","origins"}`.
+    /// `{"apiUrl","apiKey","apiSecret","rpId","origins","issuer"}`.
     public var startupLine: String {
         func quoted(_ text: String) -> String {
             let encoder = JSONEncoder()
@@ -44,7 +47,7 @@ public final class RunningDevServer: Sendable {
             return (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
         }
         return "{\"apiUrl\":\(quoted(apiURL)),\"apiKey\":\(quoted(apiKey)),\"apiSecret\":\(quoted(apiSecret)),"
-            + "\"rpId\":\(quoted(rpId)),\"origins\":[\(origins.map(quoted).joined(separator: ","))]}"
+            + "\"rpId\":\(quoted(rpId)),\"origins\":[\(origins.map(quoted).joined(separator: ","))],\"issuer\":\(quoted(issuer))}"
     }
 
     /// Stops accepting connections, lets requests in flight finish, and returns when the server has stopped.

@@ -17,7 +17,7 @@ struct PasskeyDevServer: AsyncParsableCommand {
         commandName: "passkey-devserver",
         abstract: "A local, strict, passwordless.dev-compatible API server.",
         discussion: """
-            Prints one JSON line on standard output — {"apiUrl","apiKey","apiSecret","rpId","origins"} — \
+            Prints one JSON line on standard output — {"apiUrl","apiKey","apiSecret","rpId","origins","issuer"} — \
             then serves until SIGTERM or SIGINT. Logs go to standard error. See docs/DEVSERVER.md.
             """)
 
@@ -43,6 +43,22 @@ struct PasskeyDevServer: AsyncParsableCommand {
             help: "User verification /signin/begin asks for: preferred, required or discouraged.")
     var signInUserVerification = "preferred"
 
+    @Option(name: .customLong("oauth-client"),
+            help: "Add a public OAuth client: ID=REDIRECT[,REDIRECT…] (repeatable). The client cli is built in.")
+    var oauthClients: [String] = []
+
+    @Option(name: .customLong("access-token-lifetime"), help: "Seconds access and ID tokens are valid (1 to 86400).")
+    var accessTokenLifetime = 3600
+
+    @Option(name: .customLong("device-code-lifetime"), help: "Seconds a device code can be approved and redeemed (1 to 86400).")
+    var deviceCodeLifetime = 600
+
+    @Option(name: .customLong("device-interval"), help: "Seconds a device must wait between polls (1 to 3600).")
+    var deviceInterval = 5
+
+    @Option(name: .customLong("id-token-alg"), help: "ID-token signature algorithm: ES256 or RS256.")
+    var idTokenAlgorithm = "ES256"
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -57,10 +73,26 @@ struct PasskeyDevServer: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level \"\(logLevel)\" is not a log level")
         }
+        guard let algorithm = IDTokenAlgorithm(rawValue: idTokenAlgorithm) else {
+            throw ValidationError("--id-token-alg must be ES256 or RS256")
+        }
+        let limit = OAuthConfiguration.maxLifetimeSeconds
+        guard (1...limit).contains(accessTokenLifetime) else { throw ValidationError("--access-token-lifetime must be 1 to \(limit) seconds") }
+        guard (1...limit).contains(deviceCodeLifetime) else { throw ValidationError("--device-code-lifetime must be 1 to \(limit) seconds") }
+        guard (1...3600).contains(deviceInterval) else { throw ValidationError("--device-interval must be 1 to 3600 seconds") }
+        var clients: [OAuthClientRegistration] = []
+        for argument in oauthClients {
+            do { clients.append(try OAuthClientRegistration(argument: argument)) } catch {
+                throw ValidationError("--oauth-client: \(error.description)")
+            }
+        }
+        let oauth = OAuthConfiguration(clients: clients, accessTokenLifetime: .seconds(accessTokenLifetime),
+                                       deviceCodeLifetime: .seconds(deviceCodeLifetime), deviceInterval: deviceInterval,
+                                       idTokenAlgorithm: algorithm)
         let configuration = DevServerConfiguration(
             host: host, port: port, appId: appId, rpIds: rpIds.isEmpty ? ["localhost"] : rpIds, origins: origins,
             dataDirectory: dataDirectory, sessionLifetime: .seconds(sessionTTL),
-            signInUserVerification: userVerification, handlesTerminationSignals: true,
+            signInUserVerification: userVerification, handlesTerminationSignals: true, oauth: oauth,
             logger: DevServer.standardErrorLogger(level: level))
         let server: RunningDevServer
         do { server = try await DevServer.start(configuration) } catch {

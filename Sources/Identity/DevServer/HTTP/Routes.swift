@@ -4,7 +4,7 @@ import Logging
 
 /// The endpoint table: which header each path needs and which handler answers.
 enum Routes {
-    static func router(api: DevServerAPI, logger: Logger) -> Router<BasicRequestContext> {
+    static func router(api: DevServerAPI, oauth: OAuthServer, logger: Logger) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: RequestLogMiddleware(logger: logger))
         // The hosted API allows any origin, header and method; browser-based
@@ -43,6 +43,9 @@ enum Routes {
         on(.post, "/register/complete", .apiKey) { try await $0.registerComplete($1) }
         on(.post, "/signin/begin", .apiKey) { try await $0.signinBegin($1) }
         on(.post, "/signin/complete", .apiKey) { try await $0.signinComplete($1) }
+
+        // The OAuth 2.0 / OpenID Connect authorization server (no API key).
+        OAuthRoutes.add(to: router, server: oauth)
         return router
     }
 }

@@ -98,6 +98,14 @@ actor DevServerStore {
 
     // MARK: Changing
 
+    /// The authorization server's signing keys, generated and saved the first time.
+    func oauthSigningKeys() throws -> SigningKeyMaterial {
+        if let keys = state.oauthSigningKeys { return keys }
+        let keys = try SigningKeyMaterial.generate()
+        try commit { (state) throws(APIProblem) in state.oauthSigningKeys = keys }
+        return keys
+    }
+
     /// Stores a new credential and, when the register token named aliases,
     /// makes them the user's aliases — both or neither.
     func register(_ credential: StoredCredential, aliases: [StoredAlias]?) throws(APIProblem) {

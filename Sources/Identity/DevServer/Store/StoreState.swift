@@ -16,6 +16,9 @@ struct StoreState: Codable, Sendable, Equatable {
     /// Spent session and verify token ids, with their expiry: kept until the
     /// token could not be accepted anyway, so a restart does not reopen replays.
     var spentTokens: [String: Date]
+    /// The authorization server's signing keys; absent in files written
+    /// before it existed, and then added at the next start.
+    var oauthSigningKeys: SigningKeyMaterial?
 
     init(keys: AppKeys) {
         format = Self.currentFormat

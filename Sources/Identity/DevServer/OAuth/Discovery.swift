@@ -1,0 +1,39 @@
+import Hummingbird
+
+/// GET {issuer}/.well-known/openid-configuration (OIDC Discovery §3, RFC 8414)
+/// and GET {issuer}/v1/keys (the JWKS).
+extension OAuthServer {
+    struct Metadata: Encodable {
+        let issuer: String
+        let authorization_endpoint: String
+        let token_endpoint: String
+        let jwks_uri: String
+        let userinfo_endpoint: String
+        let revocation_endpoint: String
+        let device_authorization_endpoint: String
+        let response_types_supported = ["code"]
+        let response_modes_supported = ["query"]
+        let grant_types_supported = ["authorization_code", "refresh_token", OAuthServer.deviceCodeGrant]
+        let subject_types_supported = ["public"]
+        let code_challenge_methods_supported = ["S256"]
+        let id_token_signing_alg_values_supported = ["ES256", "RS256"]
+        let token_endpoint_auth_methods_supported = ["none"]
+        let revocation_endpoint_auth_methods_supported = ["none"]
+        let scopes_supported = OAuthServer.supportedScopes
+        let claims_supported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "name", "email"]
+        let authorization_response_iss_parameter_supported = true
+        let request_parameter_supported = false
+        let request_uri_parameter_supported = false
+    }
+
+    func discovery(_ request: Request) -> Response {
+        OAuthResponse.json(Metadata(
+            issuer: issuer, authorization_endpoint: issuer + "/v1/authorize", token_endpoint: issuer + "/v1/token",
+            jwks_uri: issuer + "/v1/keys", userinfo_endpoint: issuer + "/v1/userinfo", revocation_endpoint: issuer + "/v1/revoke",
+            device_authorization_endpoint: issuer + "/v1/device/authorize"))
+    }
+
+    func keys(_ request: Request) -> Response {
+        OAuthResponse.json(signer.jwks)
+    }
+}

@@ -1,0 +1,52 @@
+/// The authorization server's settings (docs/DEVSERVER.md "OAuth 2.0 / OpenID
+/// Connect"): extra public clients, lifetimes, and the ID-token algorithm.
+public struct OAuthConfiguration: Sendable {
+    /// Clients besides the built-in `cli`: public clients (no secret) that may
+    /// use every grant, each with its registered redirect URIs.
+    public var clients: [OAuthClientRegistration]
+    /// How long access tokens and ID tokens are valid.
+    public var accessTokenLifetime: Duration
+    /// How long a device code (and its user code) can be approved and redeemed.
+    public var deviceCodeLifetime: Duration
+    /// The least time between two polls of one device code, in seconds.
+    public var deviceInterval: Int
+    /// The algorithm ID tokens are signed with. Access tokens are always ES256.
+    public var idTokenAlgorithm: IDTokenAlgorithm
+
+    public init(clients: [OAuthClientRegistration] = [], accessTokenLifetime: Duration = .seconds(3600),
+                deviceCodeLifetime: Duration = .seconds(600), deviceInterval: Int = 5,
+                idTokenAlgorithm: IDTokenAlgorithm = .es256) {
+        self.clients = clients
+        self.accessTokenLifetime = accessTokenLifetime
+        self.deviceCodeLifetime = deviceCodeLifetime
+        self.deviceInterval = deviceInterval
+        self.idTokenAlgorithm = idTokenAlgorithm
+    }
+
+    /// The longest lifetime a command line may ask for: a day.
+    public static let maxLifetimeSeconds = 86_400
+
+    func validate() throws(DevServerError) {
+        for (name, lifetime) in [("access token lifetime", accessTokenLifetime), ("device code lifetime", deviceCodeLifetime)] {
+            let seconds = lifetime.components.seconds
+            guard seconds >= 1, seconds <= Int64(Self.maxLifetimeSeconds) else {
+                throw .invalidConfiguration("\(name) \(seconds) s", reason: "use 1 to \(Self.maxLifetimeSeconds) seconds")
+            }
+        }
+        guard (1...3600).contains(deviceInterval) else {
+            throw .invalidConfiguration("device interval \(deviceInterval) s", reason: "use 1 to 3600 seconds")
+        }
+        var seen: Set<String> = [OAuthClient.cliClientId]
+        for client in clients {
+            guard seen.insert(client.clientId).inserted else {
+                throw .invalidConfiguration("OAuth client \"\(client.clientId)\"", reason: "it is registered twice (cli is built in)")
+            }
+        }
+    }
+}
+
+/// The two ID-token signature algorithms the server offers.
+public enum IDTokenAlgorithm: String, Sendable, CaseIterable {
+    case es256 = "ES256"
+    case rs256 = "RS256"
+}

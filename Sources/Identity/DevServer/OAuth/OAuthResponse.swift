@@ -1,0 +1,91 @@
+import FoundationEssentials
+import HTTPTypes
+import Hummingbird
+
+/// An RFC 6749 §5.2 error: `{"error","error_description"}`.
+struct OAuthError: Error, Sendable {
+    var error: String
+    var description: String
+    var status: HTTPResponse.Status = .badRequest
+
+    static func invalidRequest(_ description: String) -> OAuthError { OAuthError(error: "invalid_request", description: description) }
+    static func invalidClient(_ description: String) -> OAuthError {
+        OAuthError(error: "invalid_client", description: description, status: .unauthorized)
+    }
+    static func invalidGrant(_ description: String) -> OAuthError { OAuthError(error: "invalid_grant", description: description) }
+    static func invalidScope(_ description: String) -> OAuthError { OAuthError(error: "invalid_scope", description: description) }
+    static let busy = OAuthError(error: "temporarily_unavailable", description: "The devserver holds too many grants; try again later.",
+                                 status: .serviceUnavailable)
+
+    static let serverError = OAuthError(error: "server_error", description: "The request could not be completed.",
+                                        status: .internalServerError)
+
+    static func from(_ problem: FormFields.Problem) -> OAuthError {
+        switch problem {
+        case .tooLarge: return .invalidRequest("The request is larger than \(FormFields.maxSize) bytes or has too many parameters.")
+        case .repeated(let name): return .invalidRequest("The parameter \(name.prefix(64)) appears more than once (RFC 6749 §3.1).")
+        case .malformed: return .invalidRequest("The request is not valid application/x-www-form-urlencoded UTF-8.")
+        }
+    }
+}
+
+/// Writes the server's answers: JSON never cached, HTML pages, redirects.
+enum OAuthResponse {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        guard let data = try? JSONResponse.encoder().encode(value) else { return Response(status: .internalServerError) }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        // RFC 6749 §5.1: responses carrying tokens must not be cached.
+        headers[.cacheControl] = "no-store"
+        headers[.pragmaField] = "no-cache"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func error(_ error: OAuthError) -> Response {
+        json(["error": error.error, "error_description": error.description], status: error.status)
+    }
+
+    static func html(_ page: String, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+        headers[.xFrameOptions] = "DENY"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    /// 302 to `uri` with `items` added to its query.
+    static func redirect(to uri: String, _ items: [(String, String)]) -> Response {
+        let separator = uri.contains("?") ? "&" : "?"
+        var headers = HTTPFields()
+        headers[.location] = uri + separator + PercentEncoding.query(items)
+        headers[.cacheControl] = "no-store"
+        return Response(status: .found, headers: headers)
+    }
+}
+
+extension HTTPField.Name {
+    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+    static let pragmaField = HTTPField.Name("Pragma")!
+}
+
+extension Request {
+    /// The body as form fields, refused unless it is
+    /// `application/x-www-form-urlencoded` and within `FormFields.maxSize`.
+    func formFields() async throws(OAuthError) -> FormFields {
+        let type = headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/x-www-form-urlencoded" else {
+            throw .invalidRequest("Send the parameters as application/x-www-form-urlencoded.")
+        }
+        let buffer: ByteBuffer
+        do { buffer = try await body.collect(upTo: FormFields.maxSize) } catch {
+            throw .from(.tooLarge)
+        }
+        do { return try FormFields(parsing: Array(buffer.readableBytesView)) } catch { throw .from(error) }
+    }
+
+    /// The query string as form fields.
+    func queryFields() throws(FormFields.Problem) -> FormFields {
+        try FormFields(parsing: Substring(uri.query ?? ""))
+    }
+}
