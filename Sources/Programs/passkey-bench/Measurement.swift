@@ -43,15 +43,22 @@ struct Samples: Sendable {
     var summary: Summary? {
         guard !nanoseconds.isEmpty else { return nil }
         let sorted = nanoseconds.sorted()
-        func percentile(_ p: Double) -> Int64 {
-            // Nearest rank: the smallest sample with at least p of all samples at or below it.
-            let rank = Int((p * Double(sorted.count)).rounded(.up))
-            return sorted[min(max(rank, 1), sorted.count) - 1]
-        }
         let middle = sorted.count / 2
         let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
         return Summary(count: sorted.count, minimum: sorted[0], median: median,
-                       p90: percentile(0.90), p99: percentile(0.99), maximum: sorted[sorted.count - 1])
+                       p90: Self.percentile(0.90, ofSorted: sorted), p99: Self.percentile(0.99, ofSorted: sorted),
+                       maximum: sorted[sorted.count - 1])
+    }
+
+    /// Another percentile than the summary's (p 0…1); nil without samples.
+    func percentile(_ p: Double) -> Int64? {
+        nanoseconds.isEmpty ? nil : Self.percentile(p, ofSorted: nanoseconds.sorted())
+    }
+
+    /// Nearest rank: the smallest sample with at least p of all samples at or below it.
+    private static func percentile(_ p: Double, ofSorted sorted: [Int64]) -> Int64 {
+        let rank = Int((p * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 }
 

@@ -7,11 +7,11 @@ import Synchronization
 import Glibc
 #endif
 
-/// `passkey-bench`: the figures issues 2, 3, 4 and 6 ask for, in one run.
+/// `passkey-bench`: the figures issues 2, 3, 4, 6, 11 and 15 ask for, in one run.
 /// docs/BENCHMARKS.md says what each figure means and records the results.
 struct BenchCommand: ParsableCommand {
     enum Group: String, CaseIterable, ExpressibleByArgument {
-        case authenticator, ceremony, agent, cli, vault, soak
+        case authenticator, ceremony, agent, cli, vault, login, soak
 
         /// What a run without --group measures: the soak runs only when asked for.
         static let byDefault = allCases.filter { $0 != .soak }
@@ -19,7 +19,7 @@ struct BenchCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "passkey-bench",
-        abstract: "Measure passkey-agent: libfido2, ceremonies, the agent's socket, CLI start-up and the vault.",
+        abstract: "Measure passkey-agent: libfido2, ceremonies, the agent's socket, CLI start-up, the vault and logins.",
         discussion: """
         Run it from a release build: scripts/bench (swift build -c release --product passkey-bench \
         && .build/release/passkey-bench).
@@ -31,7 +31,11 @@ struct BenchCommand: ParsableCommand {
         (`passkey status` and `passkey token get` from an unlocked vault as whole processes, taking \
         turns with `ssh-add -l`), `vault` (unlock with a PIV card \
         through pcscd + vpcd + passkey-vcard and with the virtual authenticator's hmac-secret, \
-        token.get at 10, 1,000 and 10,000 accounts, size per account, agent memory), `soak` (only \
+        token.get at 10, 1,000 and 10,000 accounts, size per account, agent memory), `login` (a whole \
+        browser-flow login through a real passkey-agent — login.begin, the browser played over HTTP, \
+        login.wait until the tokens are in the vault — against the devserver's authorization server \
+        on loopback, taking turns with its floor: the same HTTP round trips and one ID-token check \
+        done bare), `soak` (only \
         when asked for: --soak-clients clients on the agent's socket for --soak-seconds, half of them \
         misbehaving, while the others keep asking for tokens; their latency and failures, and the \
         agent's sockets and memory against its baseline).
@@ -41,7 +45,7 @@ struct BenchCommand: ParsableCommand {
         without pcscd and the vpcd driver) is listed as not available, with the reason.
         """)
 
-    @Option(name: .long, help: "Run only this group (repeatable): authenticator, ceremony, agent, cli, vault, soak.")
+    @Option(name: .long, help: "Run only this group (repeatable): authenticator, ceremony, agent, cli, vault, login, soak.")
     var group: [Group] = []
 
     @Option(name: .long, help: "Timed iterations per authenticator operation and per ceremony floor.")
@@ -58,6 +62,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(name: .long, help: "token.get requests that each refresh (vault group).")
     var refreshes = 50
+
+    @Option(name: .long, help: "Browser-flow logins through the agent, and as many floors (login group).")
+    var logins = 30
 
     @Option(name: .long, help: "agent.status round trips on one connection.")
     var requests = 20_000
@@ -100,8 +107,8 @@ struct BenchCommand: ParsableCommand {
 
     func validate() throws {
         guard iterations >= 1, requests >= 1, runs >= 1, ceremonies >= 1, unlocks >= 1, tokenGets >= 1, refreshes >= 1,
-              warmUp >= 0 else {
-            throw ValidationError("--iterations, --requests, --runs, --ceremonies, --unlocks, --token-gets and --refreshes must be at least 1, --warm-up at least 0")
+              logins >= 1, warmUp >= 0 else {
+            throw ValidationError("--iterations, --requests, --runs, --ceremonies, --unlocks, --token-gets, --refreshes and --logins must be at least 1, --warm-up at least 0")
         }
         guard (1...1000).contains(connections) else { throw ValidationError("--connections must be 1…1000") }
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be more than 0 and at most 600") }
@@ -166,6 +173,9 @@ struct BenchCommand: ParsableCommand {
             results.append(try VaultBenchmarks(unlocks: unlocks, tokenGets: tokenGets, refreshes: refreshes, warmUp: warmUp,
                                                programs: Programs(directory: programs)).run())
         }
+        if groups.contains(.login) {
+            results.append(try LoginBenchmarks(logins: logins, warmUps: min(warmUp, 5), programs: Programs(directory: programs)).run())
+        }
         if groups.contains(.soak) {
             results.append(try SoakBenchmarks(clients: soakClients, seconds: soakSeconds, programs: Programs(directory: programs),
                                               misbehaviours: soakMisbehaviour.isEmpty ? SoakClients.Misbehaviour.allCases : soakMisbehaviour)
@@ -176,7 +186,7 @@ struct BenchCommand: ParsableCommand {
 
     /// Runs async work (the in-process devserver's group) from this
     /// synchronous command: a task does it while the main thread waits.
-    private static func waiting<T: Sendable>(_ body: @escaping @Sendable () async throws(BenchError) -> T) throws(BenchError) -> T {
+    static func waiting<T: Sendable>(_ body: @escaping @Sendable () async throws(BenchError) -> T) throws(BenchError) -> T {
         let outcome = Mutex<Result<T, BenchError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
