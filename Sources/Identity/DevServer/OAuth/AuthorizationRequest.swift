@@ -1,19 +1,19 @@
 /// A validated `/v1/authorize` request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1).
-struct AuthorizationRequest: Sendable {
+package struct AuthorizationRequest: Sendable {
     static let maxStateLength = 2048
     static let maxHintLength = 512
 
     let client: OAuthClient
-    let redirectURI: String
-    let state: String
+    package let redirectURI: String
+    package let state: String
     let scopes: [String]
     let nonce: String?
-    let codeChallenge: String
+    package let codeChallenge: String
     let loginHint: String?
 
     /// Why a request is refused: before the redirect URI is trusted, a page
     /// for the person at the browser; after, an error sent back to the client.
-    enum Refusal: Error {
+    package enum Refusal: Error {
         case page(String)
         case redirect(uri: String, error: String, description: String, state: String?)
     }
@@ -21,7 +21,7 @@ struct AuthorizationRequest: Sendable {
     /// Validates the query in order: client, redirect URI (both refused on a
     /// page, since redirecting to an unchecked URI would make this an open
     /// redirector), then everything else (refused by redirect).
-    static func parse(_ query: () throws(FormFields.Problem) -> FormFields, clients: OAuthClients) throws(Refusal) -> AuthorizationRequest {
+    package static func parse(_ query: () throws(FormFields.Problem) -> FormFields, clients: OAuthClients) throws(Refusal) -> AuthorizationRequest {
         let fields: FormFields
         do { fields = try query() } catch {
             throw .page(OAuthError.from(error).description)

@@ -3,21 +3,22 @@
 /// repeated name is an error (never "first wins" or "last wins"), and so is
 /// bad percent-encoding or text that is not UTF-8. Empty values count as
 /// absent (RFC 6749 §3.1).
-struct FormFields: Sendable {
+package struct FormFields: Sendable {
     /// Bodies and query strings larger than this are refused before parsing.
     static let maxSize = 16 * 1024
     /// More fields than this is not an OAuth request.
     static let maxFields = 64
 
-    enum Problem: Error, Equatable {
+    package enum Problem: Error, Equatable {
         case tooLarge
         case repeated(String)
         case malformed
     }
 
-    private var values: [String: String] = [:]
+    /// Every field with a non-empty value.
+    package private(set) var values: [String: String] = [:]
 
-    subscript(name: String) -> String? { values[name] }
+    package subscript(name: String) -> String? { values[name] }
 
     init(parsing text: Substring) throws(Problem) {
         guard text.utf8.count <= Self.maxSize else { throw .tooLarge }
@@ -42,7 +43,7 @@ struct FormFields: Sendable {
         }
     }
 
-    init(parsing bytes: [UInt8]) throws(Problem) {
+    package init(parsing bytes: [UInt8]) throws(Problem) {
         guard bytes.count <= Self.maxSize else { throw .tooLarge }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .malformed }
         try self.init(parsing: Substring(text))
@@ -79,7 +80,7 @@ struct FormFields: Sendable {
 
 /// Percent-encoding for building redirect URLs and form bodies: everything but
 /// RFC 3986 unreserved characters is encoded.
-enum PercentEncoding {
+package enum PercentEncoding {
     static func encode(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
@@ -95,7 +96,7 @@ enum PercentEncoding {
     }
 
     /// `name=value&…`, each part encoded, in the given order.
-    static func query(_ items: [(String, String)]) -> String {
+    package static func query(_ items: [(String, String)]) -> String {
         items.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
     }
 }

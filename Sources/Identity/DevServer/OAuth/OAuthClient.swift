@@ -71,10 +71,10 @@ struct OAuthClient: Sendable {
 }
 
 /// The clients the server knows: `cli` and the configured ones.
-struct OAuthClients: Sendable {
+package struct OAuthClients: Sendable {
     private let byId: [String: OAuthClient]
 
-    init(_ registrations: [OAuthClientRegistration]) {
+    package init(_ registrations: [OAuthClientRegistration]) {
         var byId = [OAuthClient.cliClientId: OAuthClient.cli]
         for registration in registrations { byId[registration.clientId] = OAuthClient(registration) }
         self.byId = byId

@@ -7,7 +7,7 @@
 ///   `http://127.0.0.1@evil.example/callback` fail.
 /// - Everything else (`https://…`, private-use schemes such as
 ///   `com.example.app:/callback`, RFC 8252 §7.1): exact string comparison.
-struct RedirectURI: Sendable {
+package struct RedirectURI: Sendable {
     static let maxLength = 2048
 
     /// The registered text (with any loopback port removed).
@@ -17,7 +17,7 @@ struct RedirectURI: Sendable {
     private let loopback: (host: String, rest: String)?
 
     /// A registered URI, or nil when `registrationProblem` has a complaint.
-    init?(registered text: String) {
+    package init?(registered text: String) {
         guard Self.registrationProblem(text) == nil else { return nil }
         if let parts = Self.loopbackParts(text) {
             loopback = (parts.host, parts.rest)
@@ -28,7 +28,7 @@ struct RedirectURI: Sendable {
         }
     }
 
-    func matches(_ presented: String) -> Bool {
+    package func matches(_ presented: String) -> Bool {
         guard presented.utf8.count <= Self.maxLength, !presented.contains("#") else { return false }
         guard let loopback else { return presented == registered }
         guard let parts = Self.loopbackParts(presented) else { return false }
@@ -36,7 +36,7 @@ struct RedirectURI: Sendable {
     }
 
     /// Why `text` cannot be registered, or nil when it can.
-    static func registrationProblem(_ text: String) -> String? {
+    package static func registrationProblem(_ text: String) -> String? {
         guard (1...maxLength).contains(text.utf8.count) else { return "use 1 to \(maxLength) characters" }
         guard text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
             return "use printable ASCII without spaces"
