@@ -51,6 +51,9 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         // Not a C library but the layer's Swift face of glibc's write(2): the one stderr writer, for every program.
         .target(name: "StandardError", path: "Sources/System/StandardError"),
+        // The release and the git commit a program was built from (`--version`); the commit is
+        // written at build time by the BuildCommit plugin (Plugins/BuildCommit).
+        .target(name: "BuildInfo", path: "Sources/System/BuildInfo", plugins: ["BuildCommit"]),
 
         // MARK: Sources/Formats — encodings, the WebAuthn model, what an operation asks the user,
         // files on disk: pure data, no device, no network.
@@ -94,7 +97,7 @@ let package = Package(
         // that runs every method, the server, and the client the CLI uses.
         .target(name: "Vault", dependencies: ["FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
         .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
-        .target(name: "AgentProtocol", dependencies: ["Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
+        .target(name: "AgentProtocol", dependencies: ["BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID",
@@ -105,7 +108,7 @@ let package = Package(
         // MARK: Sources/Programs — the command line and the executables: thin mains.
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
-        .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "StandardError", "DecodingErrors", "Settings",
+        .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
                                                   "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI",
                 swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
@@ -113,13 +116,16 @@ let package = Package(
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey"),
         .executableTarget(name: "passkey-local", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Interaction"],
                           path: "Sources/Programs/passkey-local"),
-        .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", "StandardError", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
-        .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Passwordless",
+        .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
+        .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless",
                                                               "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Sources/Programs/passkey-demo"),
-        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
-        .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
+        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
+        .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
         .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+
+        // Build tooling: not a layer of what ships.
+        .plugin(name: "BuildCommit", capability: .buildTool(), path: "Plugins/BuildCommit"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).

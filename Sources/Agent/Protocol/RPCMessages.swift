@@ -1,3 +1,4 @@
+import BuildInfo
 import FoundationEssentials
 
 /// The version of the socket protocol docs/PROTOCOL.md describes.
@@ -109,4 +110,5 @@ public struct RPCNotification: Sendable, Codable {
         self.params = params
     }
 }
-public let passkeyAgentVersion = "0.1.0"
+/// The release `agent.status` reports: the one every program's `--version` prints.
+public let passkeyAgentVersion = BuildInfo.version

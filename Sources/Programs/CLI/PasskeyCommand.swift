@@ -1,14 +1,22 @@
 import ArgumentParser
+import BuildInfo
 
 /// The `passkey` command: the root of every verb.
 public struct PasskeyCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "passkey",
         abstract: "Passkeys on security keys and tokens under hardware, from a terminal.",
+        version: BuildInfo.versionLine(program: invokedName),
         subcommands: [StatusCommand.self, DevicesCommand.self, PINCommand.self, WebAuthnCommand.self, RegisterCommand.self, SignInCommand.self, CardCommand.self, DemoCommand.self, VaultCommand.self, UnlockCommand.self, LockCommand.self, TokenCommand.self]
     )
 
     public init() {}
+
+    /// `passkey` or `passkey-local`, as the program was started: the same
+    /// command tree answers `--version` in both.
+    static var invokedName: String {
+        CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? "passkey"
+    }
 }
 
 extension PasskeyCommand {

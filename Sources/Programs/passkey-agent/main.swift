@@ -1,6 +1,7 @@
 import AgentCore
 import AgentServer
 import ArgumentParser
+import BuildInfo
 import Logging
 import Settings
 import StandardError
@@ -23,7 +24,8 @@ struct AgentOptions: ParsableCommand {
         Without --foreground the agent goes to the background, prints the line to \
         export PASSKEY_AGENT_SOCK (like ssh-agent), and logs to \
         $XDG_STATE_HOME/passkey-agent/agent.log.
-        """)
+        """,
+        version: BuildInfo.versionLine(program: "passkey-agent"))
 
     @Flag(name: .long, help: "Stay in the foreground and log to stderr (for systemd and journald).")
     var foreground = false

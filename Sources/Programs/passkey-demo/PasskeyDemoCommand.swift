@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import PasskeyCLI
 
 /// `passkey-demo` (what `passkey demo` runs): the whole passwordless.dev flow
@@ -16,7 +17,8 @@ struct PasskeyDemoCommand: AsyncParsableCommand {
         authenticator with a temporary state (or --device), and runs: a register token from \
         the backend, registration, sign-in by alias, by user id and with a discoverable \
         credential, each verify token checked by the backend — and a replayed one refused.
-        """)
+        """,
+        version: BuildInfo.versionLine(program: "passkey-demo"))
 
     @Option(name: .long, help: "Use this authenticator instead of a temporary software one (e.g. /dev/hidraw0).")
     var device: String?

@@ -1,6 +1,7 @@
 // passkey-devserver: a local, strict, passwordless.dev-compatible API server.
 // Prints one JSON line with its URL and keys, then serves until SIGTERM.
 #if canImport(Glibc)
+import BuildInfo
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -19,7 +20,8 @@ struct PasskeyDevServer: AsyncParsableCommand {
         discussion: """
             Prints one JSON line on standard output — {"apiUrl","apiKey","apiSecret","rpId","origins","issuer"} — \
             then serves until SIGTERM or SIGINT. Logs go to standard error. See docs/DEVSERVER.md.
-            """)
+            """,
+        version: BuildInfo.versionLine(program: "passkey-devserver"))
 
     @Option(help: "Address and port to listen on; port 0 picks a free one. Loopback only.")
     var listen = "127.0.0.1:0"

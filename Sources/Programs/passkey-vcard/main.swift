@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Dispatch
 import Logging
 import VirtualCard
@@ -19,7 +20,8 @@ struct VirtualCardCommand: ParsableCommand {
 
         The state file holds the card's private keys and management key: it is created with \
         mode 0600 in a 0700 directory; keep it private.
-        """)
+        """,
+        version: BuildInfo.versionLine(program: "passkey-vcard"))
 
     @Option(help: "The host vpcd listens on.")
     var host: String = VPCDClient.defaultHost
