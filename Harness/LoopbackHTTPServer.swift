@@ -97,6 +97,9 @@ public final class LoopbackHTTPServer: Sendable {
 
     deinit { stop() }
 
+    /// `a=b&c=d` as fields, percent-decoded (`+` a space): a query or a form body.
+    public static func formFields(_ text: String) -> [String: String] { LoopbackFormServer.formFields(text) }
+
     /// `http://127.0.0.1:PORT` + `path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 

@@ -14,15 +14,19 @@ public struct OpenIDClient: Sendable {
     private let transport: HTTPTransport
     private let metadata: ProviderMetadata
     private let clientId: String
+    /// A confidential client's secret, sent as `client_secret` with every
+    /// request (client_secret_post, RFC 6749 §2.3.1); nil for a public client.
+    private let clientSecret: String?
     private let now: @Sendable () -> Int64
 
     static let deviceGrantType = "urn:ietf:params:oauth:grant-type:device_code"
 
-    public init(transport: HTTPTransport, metadata: ProviderMetadata, clientId: String,
+    public init(transport: HTTPTransport, metadata: ProviderMetadata, clientId: String, clientSecret: String? = nil,
                 now: @escaping @Sendable () -> Int64 = TokenSet.now) {
         self.transport = transport
         self.metadata = metadata
         self.clientId = clientId
+        self.clientSecret = clientSecret
         self.now = now
     }
 
@@ -77,9 +81,9 @@ public struct OpenIDClient: Sendable {
             guard now() < authorization.expiresAt else { throw .deviceCodeExpired }
             let answer: HTTPTransport.Response
             do {
-                answer = try await transport.postForm(metadata.tokenEndpoint, [
+                answer = try await transport.postForm(metadata.tokenEndpoint, authenticated([
                     ("grant_type", Self.deviceGrantType), ("device_code", authorization.deviceCode), ("client_id", clientId),
-                ])
+                ]))
             } catch .connectTimeout, .requestTimeout {
                 authorization.interval = min(authorization.interval.multipliedReportingOverflow(by: 2).partialValue,
                                              DeviceAuthorization.longestInterval)
@@ -120,10 +124,15 @@ public struct OpenIDClient: Sendable {
             throw .malformedResponse(url: Endpoint.shown(url), reason: "the endpoint cannot be used: \(problem)")
         }
         do {
-            return try await transport.postForm(url, fields)
+            return try await transport.postForm(url, authenticated(fields))
         } catch {
             throw .network(error)
         }
+    }
+
+    /// `fields`, plus `client_secret` for a confidential client.
+    private func authenticated(_ fields: [(String, String)]) -> [(String, String)] {
+        fields + (clientSecret.map { [("client_secret", $0)] } ?? [])
     }
 
     private func tokenSet(from answer: HTTPTransport.Response) throws(OpenIDError) -> TokenSet {
