@@ -1,5 +1,6 @@
 import AgentProtocol
 import FIDO
+import FoundationEssentials
 import Settings
 import Synchronization
 import VirtualAuthenticator
@@ -75,6 +76,9 @@ final class DeviceBroker: Sendable {
     /// Whether the software authenticator is configured as the default device.
     var virtualIsDefault: Bool { settings.device.defaultDevice == "virtual" }
 
+    /// config.toml's `[device] default`, if any.
+    var defaultDevice: String? { settings.device.defaultDevice }
+
     /// Opens the device and runs `body` with it, after the requests queued before.
     func withDevice<T: Sendable>(_ choice: DeviceChoice?,
                                  _ body: @Sendable (FIDODevice) async throws -> T) async throws -> T {
@@ -89,6 +93,21 @@ final class DeviceBroker: Sendable {
             let device = try self.open(resolved)
             return try await body(device)
         }
+    }
+
+    /// `withDevice`, except that a software authenticator whose state file
+    /// does not exist (and that no request has loaded) is read from a fresh
+    /// one in memory that is not kept: looking at a device (`devices.list`)
+    /// must not create its file.
+    func withDeviceAsItIs<T: Sendable>(_ choice: DeviceChoice?,
+                                       _ body: @Sendable (FIDODevice) async throws -> T) async throws -> T {
+        if case .virtual(let statePath) = try resolve(choice),
+           virtualDevices.withLock({ $0[statePath] == nil }), !FileManager.default.fileExists(atPath: statePath) {
+            let configuration = try VirtualAuthenticatorConfiguration(statePath: nil).applyingEnvironment(environment)
+            return try await body(try FIDODevice.open(.packetDevice(try VirtualHIDDevice(configuration: configuration),
+                                                                    Self.virtualDescriptor)))
+        }
+        return try await withDevice(choice, body)
     }
 
     func open(_ resolved: Resolved) throws -> FIDODevice {

@@ -1,6 +1,7 @@
 import AgentProtocol
 import Passwordless
 import Settings
+import WebAuthn
 
 extension CoreServices {
     func registerPasswordless(into table: inout MethodTable.Builder) {
@@ -56,6 +57,17 @@ extension PasskeyRegistration {
 extension PasskeySignIn {
     init(_ signIn: PasswordlessCeremonies.SignIn) {
         self.init(token: signIn.token, credentialId: signIn.credentialId, userHandle: signIn.userHandle,
-                  rpId: signIn.rpId, origin: signIn.origin)
+                  rpId: signIn.rpId, origin: signIn.origin, userId: signIn.userHandle.flatMap(Self.printableUserId),
+                  offeredCredentials: signIn.offeredCredentials)
+    }
+
+    /// The user handle as text, when it is UTF-8 without control characters:
+    /// it comes from the key and is printed on a terminal. (WebAuthn bounds
+    /// a user handle to 64 bytes; the decoder checked that.)
+    static func printableUserId(_ handle: String) -> String? {
+        guard let bytes = Base64URLBytes(base64URL: handle),
+              let text = String(validating: bytes.bytes, as: UTF8.self), !text.isEmpty,
+              !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        return text
     }
 }

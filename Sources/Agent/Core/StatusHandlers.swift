@@ -61,7 +61,7 @@ extension CoreServices {
         do {
             let pinned = DeviceChoice(device: descriptor.isSoftware ? "virtual" : descriptor.path,
                                       virtualState: choice.virtualState)
-            let (info, pinRetries, uvRetries) = try await devices.withDevice(pinned) { device in
+            let (info, pinRetries, uvRetries) = try await devices.withDeviceAsItIs(pinned) { device in
                 try await device.perform { device throws(FIDOError) in
                     let pins = device.info.supportsPIN ? try? device.pinRetries() : nil
                     let uvs = device.info.options["uv"] != nil ? try? device.uvRetries() : nil

@@ -33,11 +33,14 @@ extension CoreServices {
             return Self.summary(params.account, tokens)
         }
         table.register(TokenListMethod.self) { _, _ in
+            // No vault: nothing stored and nothing to unlock (as `vault.status` says, without an error).
+            guard self.vault.location.exists else { return TokenList(tokens: [], damaged: [], noVault: true) }
             let listings = try await self.vault.withUnlocked { open in
                 try open.entries(withPrefix: Self.entryPrefix)
             }
             var summaries: [TokenSummary] = []
             var damaged: [String] = []
+            var unreadable: [String] = []
             for listing in listings {
                 switch listing {
                 case .entry(let name, let payload):
@@ -45,13 +48,17 @@ extension CoreServices {
                     do throws(TokenError) {
                         summaries.append(Self.summary(account, try TokenSet(decoding: payload, account: account)))
                     } catch {
-                        damaged.append(error.description)
+                        damaged.append(error.description + ", or forget them with `passkey token rm \(account)`")
+                        unreadable.append(account)
                     }
                 case .damaged(let error):
+                    // Its account's name is inside the damaged record: `token.delete` still
+                    // removes it by name (it only needs the file), and the message names the file.
                     damaged.append(error.description)
                 }
             }
-            return TokenList(tokens: summaries.sorted { $0.account < $1.account }, damaged: damaged)
+            return TokenList(tokens: summaries.sorted { $0.account < $1.account }, damaged: damaged,
+                             unreadableAccounts: unreadable.isEmpty ? nil : unreadable.sorted())
         }
         table.register(TokenDeleteMethod.self) { params, _ in
             try Self.checkAccount(params.account)

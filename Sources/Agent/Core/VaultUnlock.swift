@@ -21,7 +21,7 @@ extension CoreServices {
         case .fido2:
             let slots = header.slots(of: .fido2)
             let interaction = secrets.interaction
-            let (key, slot) = try await devices.withDevice(params.device) { device in
+            let (key, slot) = try await devices.withDevice(deviceChoice(params.device, slots: slots)) { device in
                 let slot = try await device.perform { device in
                     Result { () throws(VaultError) in try FIDO2Slot.find(on: device, among: slots) }
                 }.get()
@@ -37,6 +37,22 @@ extension CoreServices {
             try vault.install(UnlockedVault(location: vault.location, header: header, dataKey: key),
                               slot: slot.id, cardReader: nil)
         }
+    }
+
+    /// The device asked for; without one, and when config.toml names none,
+    /// the device the vault's fido2 slots name: the software authenticator
+    /// when every slot is its own, or when some are and no security key is
+    /// connected. Otherwise the broker looks for the only connected key.
+    private func deviceChoice(_ asked: DeviceChoice?, slots: [KeySlot]) -> DeviceChoice? {
+        guard asked?.device == nil, devices.defaultDevice == nil else { return asked }
+        let named = DeviceChoice(device: "virtual", virtualState: asked?.virtualState)
+        let software = slots.filter { slot in
+            guard case .fido2(let parameters) = slot.protector else { return false }
+            return parameters.deviceLabel == DeviceBroker.virtualDescriptor.product
+        }
+        if software.isEmpty { return asked }
+        if software.count == slots.count || DeviceDiscovery.connectedKeys().isEmpty { return named }
+        return asked
     }
 
     /// The slot kind asked for; without one, the vault's only kind, else

@@ -111,12 +111,22 @@ public struct PasskeySignIn: Sendable, Codable, Equatable {
     public var userHandle: String?
     public var rpId: String
     public var origin: String
+    /// The user signed in as: the user handle as text (passwordless.dev's
+    /// user id), when the key returned one that is printable UTF-8.
+    public var userId: String?
+    /// How many credentials the server named for the alias or user id asked
+    /// for. 0 means it knows none: the key signed in with a passkey of its
+    /// own choosing, whose user need not be the one asked for.
+    public var offeredCredentials: Int?
 
-    public init(token: String, credentialId: String, userHandle: String?, rpId: String, origin: String) {
+    public init(token: String, credentialId: String, userHandle: String?, rpId: String, origin: String,
+                userId: String? = nil, offeredCredentials: Int? = nil) {
         self.token = token
         self.credentialId = credentialId
         self.userHandle = userHandle
         self.rpId = rpId
         self.origin = origin
+        self.userId = userId
+        self.offeredCredentials = offeredCredentials
     }
 }

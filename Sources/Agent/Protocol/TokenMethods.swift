@@ -62,10 +62,18 @@ public struct TokenList: Codable, Sendable, Equatable {
     public var tokens: [TokenSummary]
     /// Entries that could not be read, one message each (the others are listed).
     public var damaged: [String]
+    /// The accounts among `damaged` whose entries open but whose tokens cannot
+    /// be read; `token.delete` removes them. Absent when there are none.
+    public var unreadableAccounts: [String]?
+    /// `true` when there is no vault yet (`vault.init` makes one): nothing is
+    /// stored, and nothing is locked. Absent when there is a vault.
+    public var noVault: Bool?
 
-    public init(tokens: [TokenSummary], damaged: [String]) {
+    public init(tokens: [TokenSummary], damaged: [String], unreadableAccounts: [String]? = nil, noVault: Bool? = nil) {
         self.tokens = tokens
         self.damaged = damaged
+        self.unreadableAccounts = unreadableAccounts
+        self.noVault = noVault
     }
 }
 

@@ -31,6 +31,11 @@ public struct PasswordlessCeremonies: Sendable {
         public var userHandle: String?
         public var rpId: String
         public var origin: String
+        /// How many credentials the server named for the account asked for
+        /// (`allowCredentials`). 0 for an alias or user id it does not know:
+        /// passwordless.dev answers as for a discoverable sign-in, and the key
+        /// then signs in with a passkey of its own choosing.
+        public var offeredCredentials: Int
     }
 
     /// How to find the account: by alias, by user id, or let the key offer its discoverable credentials.
@@ -81,6 +86,7 @@ public struct PasswordlessCeremonies: Sendable {
         let verifyToken = try await api.signinComplete(session: begun.session, response: response)
         return SignIn(token: verifyToken, credentialId: response.id,
                       userHandle: response.response.userHandle?.base64URL,
-                      rpId: api.settings.rpId, origin: api.settings.origin)
+                      rpId: api.settings.rpId, origin: api.settings.origin,
+                      offeredCredentials: begun.data.allowCredentials.count)
     }
 }

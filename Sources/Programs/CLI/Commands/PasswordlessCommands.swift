@@ -1,5 +1,6 @@
 import AgentProtocol
 import ArgumentParser
+import StandardError
 
 /// `--api-url`, `--api-key`, `--rp-id`, `--origin`: which passwordless.dev app.
 struct ServerOptions: ParsableArguments {
@@ -87,6 +88,30 @@ struct SignInCommand: Verb {
                   server: server.overrides, device: deviceOptions.choice, pin: pin,
                   interactive: interaction.canAnswer),
             interaction: interaction)
-        if runOptions.json { Output.json(result) } else { Output.line(result.token) }
+        if runOptions.json { Output.json(result); return }
+        Output.line(result.token)
+        for line in Self.whoSignedIn(result, alias: alias, userId: userId) { StandardError.writeLine(line) }
+    }
+
+    /// What is said on standard error beside the verify token (which alone
+    /// goes to standard output, for `$(passkey signin …)`): the user signed
+    /// in as, and a warning when the server knew no passkey for the alias or
+    /// user id asked for — passwordless.dev then answers as for a
+    /// discoverable sign-in, and the key signs in with whatever passkey it
+    /// holds for the site.
+    static func whoSignedIn(_ result: PasskeySignIn, alias: String?, userId: String?) -> [String] {
+        var lines: [String] = []
+        if let user = result.userId {
+            lines.append("Signed in as user \"\(user)\".")
+        } else if let asked = alias ?? userId {
+            lines.append("Signed in with a passkey the server holds for \"\(asked)\".")
+        }
+        let asked = alias.map { "alias \"\($0)\"" } ?? userId.map { "user id \"\($0)\"" }
+        if let asked, result.offeredCredentials == 0, userId == nil || result.userId != userId {
+            let who = result.userId.map { "user \"\($0)\"" } ?? "a user the key did not name"
+            lines.append("passkey: warning: the server knows no passkey for the \(asked), so the key signed in with one of "
+                         + "its own: the verify token is for \(who), not necessarily the one asked for.")
+        }
+        return lines
     }
 }

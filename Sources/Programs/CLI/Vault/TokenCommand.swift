@@ -64,7 +64,12 @@ struct TokenList: Verb {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the stored accounts: issuer, subject, expiry. Never a token.",
-        discussion: "Subjects come from the ID token's claims, decoded for display without checking its signature.")
+        discussion: """
+        Subjects come from the ID token's claims, decoded for display without checking its signature. \
+        An account whose tokens cannot be read is listed as such (`passkey token rm ACCOUNT` removes it), \
+        and a damaged entry is named by its file on standard error. With no vault yet the list is \
+        empty and the exit status 0, as `passkey vault status` says.
+        """)
 
     @OptionGroup var runOptions: RunOptions
 
@@ -73,11 +78,18 @@ struct TokenList: Verb {
             try await backend.call(TokenListMethod.self, NoParams(), interaction: TerminalInteraction(pins: .interactive))
         }
         if runOptions.json { Output.json(list); return }
+        if list.noVault == true {
+            Output.line("There is no vault yet, so no tokens are stored: `passkey vault init` creates it.")
+            return
+        }
+        let unreadable = list.unreadableAccounts ?? []
         if list.tokens.isEmpty && list.damaged.isEmpty {
             Output.line("No tokens are stored. Add some with `passkey token put ACCOUNT`.")
         }
         let now = Int64(Date().timeIntervalSince1970)
-        let rows = list.tokens.map { [$0.account, $0.issuer, $0.subject ?? "-", Self.expiry($0.expiresAt, now: now)] }
+        // An entry whose tokens cannot be read is listed by its account, so `token rm ACCOUNT` can remove it.
+        let rows = (list.tokens.map { [$0.account, $0.issuer, $0.subject ?? "-", Self.expiry($0.expiresAt, now: now)] }
+                    + unreadable.map { [$0, "(cannot be read)", "-", "-"] }).sorted { $0[0] < $1[0] }
         TableOutput.print(header: ["ACCOUNT", "ISSUER", "SUBJECT", "EXPIRES"], rows: rows)
         for problem in list.damaged { StandardError.writeLine("passkey: \(problem)") }
     }
@@ -102,7 +114,8 @@ struct TokenList: Verb {
 struct TokenRemove: Verb {
     static let configuration = CommandConfiguration(
         commandName: "rm",
-        abstract: "Forget ACCOUNT's tokens.")
+        abstract: "Forget ACCOUNT's tokens.",
+        discussion: "It works on an entry that cannot be read or decrypted too: only its name is needed.")
 
     @Argument(help: "The account name.")
     var account: String
