@@ -28,11 +28,15 @@ struct CodeRecord: Sendable {
 
 /// A chain of rotating refresh tokens from one authorization. Only the
 /// current token is good; presenting an earlier one revokes the family.
+/// A revoked family is deleted, tokens and all: its refresh tokens are then
+/// unknown, which is refused the same way.
 struct RefreshFamily: Sendable {
     var authorization: Authorization
     var currentTokenHash: String
-    var revoked = false
-    /// Access tokens issued in this family, by `jti`, with their expiry.
+    /// Every refresh token hash of the family, current and spent, so a
+    /// revocation can forget them all.
+    var tokenHashes: [String]
+    /// Live access tokens issued in this family, by `jti`, with their expiry.
     var accessTokens: [String: Date] = [:]
 }
 

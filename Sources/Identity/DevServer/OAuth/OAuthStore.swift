@@ -10,13 +10,15 @@ actor OAuthStore {
     /// Each table holds at most this many entries; beyond it, new grants are
     /// refused (`temporarily_unavailable`) rather than growing without bound.
     static let maxEntries = 10_000
+    /// Refresh token hashes (current and spent, of live families) at most.
+    static let maxRefreshTokens = 200_000
     /// Spent codes and finished device codes are kept this long past expiry,
     /// so a late replay is recognised as a replay.
     static let retention: TimeInterval = 600
 
     private var codes: [String: CodeRecord] = [:]
     private var families: [String: RefreshFamily] = [:]
-    /// Every refresh token hash ever issued → its family.
+    /// Every refresh token hash of a live family → the family.
     private var refreshTokens: [String: String] = [:]
     /// Revoked access tokens by `jti`, kept until they expire anyway.
     private var revokedAccessTokens: [String: Date] = [:]
@@ -84,15 +86,16 @@ actor OAuthStore {
     /// Starts a family; returns its id and first refresh token.
     func startFamily(_ authorization: Authorization, now: Date) throws(Full) -> (family: String, refreshToken: String) {
         prune(now: now)
-        guard families.count < Self.maxEntries * 10 else { throw Full() }
+        guard families.count < Self.maxEntries * 10, refreshTokens.count < Self.maxRefreshTokens else { throw Full() }
         let token = Self.newSecret(), family = Self.newSecret()
-        families[family] = RefreshFamily(authorization: authorization, currentTokenHash: Self.hash(token))
+        families[family] = RefreshFamily(authorization: authorization, currentTokenHash: Self.hash(token),
+                                         tokenHashes: [Self.hash(token)])
         refreshTokens[Self.hash(token)] = family
         return (family, token)
     }
 
     enum RefreshOutcome: Sendable {
-        case unknown, revoked, replayed
+        case unknown, replayed, full
         /// A scope beyond the original grant was asked for; nothing was spent.
         case widened
         case rotated(family: String, authorization: Authorization, refreshToken: String)
@@ -106,23 +109,30 @@ actor OAuthStore {
         let key = Self.hash(token)
         guard let familyId = refreshTokens[key], var family = families[familyId],
               family.authorization.clientId == clientId else { return .unknown }
-        guard !family.revoked else { return .revoked }
         guard family.currentTokenHash == key else {
             revokeFamily(familyId)
             return .replayed
         }
         if let requestedScopes, !Set(requestedScopes).isSubset(of: family.authorization.scopes) { return .widened }
+        guard refreshTokens.count < Self.maxRefreshTokens else { return .full }
         let next = Self.newSecret()
         family.currentTokenHash = Self.hash(next)
+        family.tokenHashes.append(Self.hash(next))
         families[familyId] = family
         refreshTokens[Self.hash(next)] = familyId
         return .rotated(family: familyId, authorization: family.authorization, refreshToken: next)
     }
 
-    func addAccessToken(_ jti: String, expiresAt: Date, family familyId: String) {
-        guard families[familyId] != nil else { return }
-        families[familyId]?.accessTokens[jti] = expiresAt
-        if families[familyId]?.revoked == true { revokedAccessTokens[jti] = expiresAt }
+    /// Records an access token in its family. A family that is gone was
+    /// revoked while the token was being signed: the token is revoked at once.
+    func addAccessToken(_ jti: String, expiresAt: Date, family familyId: String, now: Date) {
+        guard var family = families[familyId] else {
+            revokedAccessTokens[jti] = expiresAt
+            return
+        }
+        family.accessTokens = family.accessTokens.filter { $0.value > now }
+        family.accessTokens[jti] = expiresAt
+        families[familyId] = family
     }
 
     /// RFC 7009 for a refresh token: revokes its family and the family's
@@ -141,9 +151,8 @@ actor OAuthStore {
     func isRevoked(jti: String) -> Bool { revokedAccessTokens[jti] != nil }
 
     private func revokeFamily(_ familyId: String) {
-        guard var family = families[familyId] else { return }
-        family.revoked = true
-        families[familyId] = family
+        guard let family = families.removeValue(forKey: familyId) else { return }
+        for hash in family.tokenHashes { refreshTokens[hash] = nil }
         for (jti, expiry) in family.accessTokens { revokedAccessTokens[jti] = expiry }
     }
 

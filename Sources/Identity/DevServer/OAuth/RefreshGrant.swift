@@ -12,8 +12,8 @@ extension OAuthServer {
             requested = scopes
         }
         switch await store.rotate(token, clientId: client.clientId, requestedScopes: requested) {
-        case .unknown: throw OAuthError.invalidGrant("Unknown refresh token.")
-        case .revoked: throw OAuthError.invalidGrant("The refresh token was revoked.")
+        case .unknown: throw OAuthError.invalidGrant("Unknown or revoked refresh token.")
+        case .full: throw OAuthError.busy
         case .replayed:
             throw OAuthError.invalidGrant("The refresh token was already used; its whole family is now revoked.")
         case .widened:

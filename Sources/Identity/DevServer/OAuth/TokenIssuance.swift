@@ -36,7 +36,7 @@ extension OAuthServer {
                                        email: scopes.contains("email") ? profile.email : nil)
             idToken = try await signer.sign(claims, with: configuration.idTokenAlgorithm)
         }
-        if let family { await store.addAccessToken(jti, expiresAt: expiresAt, family: family) }
+        if let family { await store.addAccessToken(jti, expiresAt: expiresAt, family: family, now: issuedAt) }
         let response = TokenResponse(access_token: accessToken, expires_in: Int(lifetime.rounded()),
                                      scope: scopes.joined(separator: " "), refresh_token: refreshToken, id_token: idToken)
         return (response, jti, expiresAt)
