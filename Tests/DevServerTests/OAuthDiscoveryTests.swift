@@ -26,6 +26,7 @@ import Testing
             #expect(m["token_endpoint_auth_methods_supported"] as? [String] == ["none"])
             #expect(m["scopes_supported"] as? [String] == ["openid", "profile", "email", "offline_access"])
             #expect(m["authorization_response_iss_parameter_supported"] as? Bool == true)
+            #expect(reply.headers["cache-control"] == "public, max-age=300")
         }
     }
 
@@ -33,6 +34,7 @@ import Testing
         try await DevServerHarness.with { h in
             let reply = try await OAuthHarness(h).get("/oauth2/default/v1/keys")
             #expect(reply.status == 200)
+            #expect(reply.headers["cache-control"] == "public, max-age=300")
             let keys = try #require(reply.json["keys"] as? [[String: Any]])
             #expect(keys.count == 2)
             let ec = try #require(keys.first { $0["alg"] as? String == "ES256" })

@@ -30,10 +30,10 @@ extension OAuthServer {
         OAuthResponse.json(Metadata(
             issuer: issuer, authorization_endpoint: issuer + "/v1/authorize", token_endpoint: issuer + "/v1/token",
             jwks_uri: issuer + "/v1/keys", userinfo_endpoint: issuer + "/v1/userinfo", revocation_endpoint: issuer + "/v1/revoke",
-            device_authorization_endpoint: issuer + "/v1/device/authorize"))
+            device_authorization_endpoint: issuer + "/v1/device/authorize"), maxAge: OAuthResponse.metadataMaxAge)
     }
 
     func keys(_ request: Request) -> Response {
-        OAuthResponse.json(signer.jwks)
+        OAuthResponse.json(signer.jwks, maxAge: OAuthResponse.metadataMaxAge)
     }
 }

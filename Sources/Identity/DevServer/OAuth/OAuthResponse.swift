@@ -31,13 +31,22 @@ struct OAuthError: Error, Sendable {
 
 /// Writes the server's answers: JSON never cached, HTML pages, redirects.
 enum OAuthResponse {
-    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+    /// How long clients may cache discovery and the JWKS, as Okta lets them.
+    /// A restart without --data-dir makes new keys; clients that refetch the
+    /// JWKS on an unknown `kid` (OIDC Core §10.1.1) pick them up.
+    static let metadataMaxAge = 300
+
+    /// JSON that must not be cached (RFC 6749 §5.1), or, with `maxAge`, may be for that long.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, maxAge: Int? = nil) -> Response {
         guard let data = try? JSONResponse.encoder().encode(value) else { return Response(status: .internalServerError) }
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        // RFC 6749 §5.1: responses carrying tokens must not be cached.
-        headers[.cacheControl] = "no-store"
-        headers[.pragmaField] = "no-cache"
+        if let maxAge {
+            headers[.cacheControl] = "public, max-age=\(maxAge)"
+        } else {
+            headers[.cacheControl] = "no-store"
+            headers[.pragmaField] = "no-cache"
+        }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
