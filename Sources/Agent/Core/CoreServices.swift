@@ -21,6 +21,10 @@ public final class CoreServices: Sendable {
     private let lazyHTTP = Mutex<HTTPTransport?>(nil)
     let vault: VaultService
     let tokens = TokenState()
+    /// `passkey login`: the logins in flight and the providers met.
+    let logins = LoginSessions()
+    /// Each login account's settings (issuer, client, scopes, subject).
+    let accounts: AccountSettingsStore
 
     init(environment: [String: String], runningAsAgent: Bool) throws(AgentError) {
         paths = AgentPaths(environment: environment)
@@ -31,6 +35,7 @@ public final class CoreServices: Sendable {
         devices = DeviceBroker(config: config, paths: paths, environment: environment)
         self.runningAsAgent = runningAsAgent
         vault = VaultService(paths: paths, settings: config.current, runningAsAgent: runningAsAgent)
+        accounts = AccountSettingsStore(directory: paths.accountsDirectory)
     }
 
     func register(into table: inout MethodTable.Builder) {
@@ -41,6 +46,7 @@ public final class CoreServices: Sendable {
         registerCards(into: &table)
         registerVault(into: &table)
         registerTokens(into: &table)
+        registerLogin(into: &table)
     }
 
     /// The HTTP client, made on first use: `passkey status` should not pay for one.

@@ -25,11 +25,7 @@ extension CoreServices {
                 throw AgentError(.invalidParams, "`token` is not a JSON object")
             }
             let tokens = try TokenDocument.tokenSet(from: document, now: TokenSet.now())
-            try await self.vault.withUnlocked { open in
-                try await self.tokens.accountLocks.withLock(params.account) {
-                    try open.write(Self.entryName(params.account), tokens.encoded())
-                }
-            }
+            try await self.store(tokens, account: params.account)
             return Self.summary(params.account, tokens)
         }
         table.register(TokenListMethod.self) { _, _ in
@@ -57,7 +53,7 @@ extension CoreServices {
                     damaged.append(error.description)
                 }
             }
-            return TokenList(tokens: summaries.sorted { $0.account < $1.account }, damaged: damaged,
+            return TokenList(tokens: self.withLoginState(summaries.sorted { $0.account < $1.account }), damaged: damaged,
                              unreadableAccounts: unreadable.isEmpty ? nil : unreadable.sorted())
         }
         table.register(TokenDeleteMethod.self) { params, _ in
@@ -78,7 +74,8 @@ extension CoreServices {
     /// The cached access token when it stays valid for `minValid` seconds;
     /// otherwise one refresh, shared by every concurrent request for the
     /// account, whose result (with a rotated refresh token) is written to
-    /// the vault before anyone gets the new access token.
+    /// the vault before anyone gets the new access token. With a narrower
+    /// `scope`, a refresh of its own whose access token is not stored.
     private func accessToken(_ params: TokenGetMethod.Params) async throws -> AccessTokenResult {
         try Self.checkAccount(params.account)
         let minValid = params.minValid ?? 60
@@ -87,27 +84,39 @@ extension CoreServices {
         }
         let account = params.account
         let cached = try await vault.withUnlocked { open in try Self.read(account, from: open) }
-        if cached.isValid(for: minValid, now: TokenSet.now()) {
-            return AccessTokenResult(accessToken: cached.accessToken, tokenType: cached.tokenType,
-                                     expiresAt: cached.expiresAt, refreshed: false)
+        if params.idToken == true, cached.idToken == nil {
+            throw AgentError(.notFound, "no ID token is stored for \"\(account)\" (its login asked for no `openid` scope)")
         }
-        let refresher = TokenRefresher(transport: http)
-        let fresh = try await tokens.flights.run(account) { [vault = self.vault, accountLocks = self.tokens.accountLocks] in
+        if let scope = params.scope, !Self.sameScopes(scope, cached.scope) {
+            try Self.checkScopes(scope.split(separator: " ").map(String.init))
+            return try await narrowedAccessToken(account, scope: scope, idToken: params.idToken == true)
+        }
+        if cached.isValid(for: minValid, now: TokenSet.now()) {
+            return Self.result(cached, refreshed: false, idToken: params.idToken == true)
+        }
+        let fresh = try await tokens.flights.run(account) { [self] in
             // The vault stays open (its key unwiped) from the read to the
             // write, so a lock meanwhile cannot lose a rotated refresh token;
             // the account's lock keeps a `token put` from coming between.
-            try await vault.withUnlocked { open in
-                try await accountLocks.withLock(account) {
+            try await self.vault.withUnlocked { open in
+                try await self.tokens.accountLocks.withLock(account) {
                     let latest = try Self.read(account, from: open)
                     if latest.isValid(for: minValid, now: TokenSet.now()) { return latest }
-                    let refreshed = try await refresher.refresh(latest, account: account)
-                    try open.write(Self.entryName(account), refreshed.encoded())
-                    return refreshed
+                    return try await self.refreshChecked(latest, account: account, in: open)
                 }
             }
         }
-        return AccessTokenResult(accessToken: fresh.accessToken, tokenType: fresh.tokenType,
-                                 expiresAt: fresh.expiresAt, refreshed: true)
+        return Self.result(fresh, refreshed: true, idToken: params.idToken == true)
+    }
+
+    static func result(_ tokens: TokenSet, refreshed: Bool, idToken: Bool) -> AccessTokenResult {
+        AccessTokenResult(accessToken: tokens.accessToken, tokenType: tokens.tokenType, expiresAt: tokens.expiresAt,
+                          refreshed: refreshed, scope: tokens.scope, idToken: idToken ? tokens.idToken : nil)
+    }
+
+    /// Whether two space-separated scope lists name the same scopes.
+    static func sameScopes(_ asked: String, _ stored: String?) -> Bool {
+        Set(asked.split(separator: " ")) == Set((stored ?? "").split(separator: " "))
     }
 
     static let entryPrefix = "token:"

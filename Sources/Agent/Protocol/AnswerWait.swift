@@ -21,7 +21,8 @@ public enum AnswerWait: Sendable, Equatable {
         case AgentStatusMethod.name, AgentLockMethod.name:
             self = .nothing
         case TokenGetMethod.name, TokenPutMethod.name, TokenListMethod.name, TokenDeleteMethod.name,
-             VaultStatusMethod.name, VaultRemoveSlotMethod.name, DevicesListMethod.name:
+             VaultStatusMethod.name, VaultRemoveSlotMethod.name, DevicesListMethod.name,
+             LoginBeginMethod.name, LoginCompleteMethod.name, LoginCancelMethod.name, LogoutMethod.name:
             self = .machine
         default:
             self = .person

@@ -8,10 +8,17 @@ public enum TokenGetMethod: AgentMethod {
         public var account: String
         /// Seconds the token must stay valid (default 60).
         public var minValid: Int?
+        /// Space-separated scopes to narrow the access token to: one refresh
+        /// with `scope` (RFC 6749 §6), answered without being stored.
+        public var scope: String?
+        /// Also answer the stored ID token (`idToken`).
+        public var idToken: Bool?
 
-        public init(account: String, minValid: Int? = nil) {
+        public init(account: String, minValid: Int? = nil, scope: String? = nil, idToken: Bool? = nil) {
             self.account = account
             self.minValid = minValid
+            self.scope = scope
+            self.idToken = idToken
         }
     }
 }
@@ -23,12 +30,19 @@ public struct AccessTokenResult: Codable, Sendable, Equatable {
     public var expiresAt: Int64?
     /// Whether this call refreshed the token (or joined a refresh in flight).
     public var refreshed: Bool
+    /// The access token's scope, when the server said.
+    public var scope: String?
+    /// The ID token, only when asked for with `idToken: true`.
+    public var idToken: String?
 
-    public init(accessToken: String, tokenType: String, expiresAt: Int64?, refreshed: Bool) {
+    public init(accessToken: String, tokenType: String, expiresAt: Int64?, refreshed: Bool,
+                scope: String? = nil, idToken: String? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresAt = expiresAt
         self.refreshed = refreshed
+        self.scope = scope
+        self.idToken = idToken
     }
 }
 
@@ -116,6 +130,8 @@ public struct TokenSummary: Codable, Sendable, Equatable {
     public var hasRefreshToken: Bool
     public var hasIdToken: Bool
     public var updatedAt: Int64
+    /// For an account made by `passkey login`: its flow, subject, and whether it needs a new login.
+    public var login: AccountLogin?
 
     public init(account: String, issuer: String, clientId: String, subject: String?, claims: TokenClaims?,
                 scope: String?, tokenType: String, expiresAt: Int64?, hasRefreshToken: Bool, hasIdToken: Bool,

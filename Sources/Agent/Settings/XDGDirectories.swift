@@ -4,6 +4,7 @@ public struct XDGDirectories: Sendable, Equatable {
     public var configHome: String
     public var dataHome: String
     public var stateHome: String
+    public var cacheHome: String
     /// No default exists: nil when unset or not absolute.
     public var runtimeDir: String?
 
@@ -16,6 +17,7 @@ public struct XDGDirectories: Sendable, Equatable {
         configHome = absolute("XDG_CONFIG_HOME", default: home + "/.config")
         dataHome = absolute("XDG_DATA_HOME", default: home + "/.local/share")
         stateHome = absolute("XDG_STATE_HOME", default: home + "/.local/state")
+        cacheHome = absolute("XDG_CACHE_HOME", default: home + "/.cache")
         runtimeDir = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
     }
 }
@@ -29,6 +31,10 @@ public struct AgentPaths: Sendable, Equatable {
     public var dataDirectory: String
     /// `$XDG_CONFIG_HOME/passkey-agent/config.toml`.
     public var configFile: String
+    /// `$XDG_CONFIG_HOME/passkey-agent/accounts`: one `ACCOUNT.toml` per `passkey login` account.
+    public var accountsDirectory: String
+    /// `$XDG_CACHE_HOME/passkey-agent/oidc`: providers' discovery documents and keys.
+    public var openIDCacheDirectory: String
 
     public init(environment: [String: String]) {
         xdg = XDGDirectories(environment: environment)
@@ -39,6 +45,8 @@ public struct AgentPaths: Sendable, Equatable {
         }
         dataDirectory = xdg.dataHome + "/passkey-agent"
         configFile = xdg.configHome + "/passkey-agent/config.toml"
+        accountsDirectory = xdg.configHome + "/passkey-agent/accounts"
+        openIDCacheDirectory = xdg.cacheHome + "/passkey-agent/oidc"
     }
 
     /// The software authenticator's state file, unless `--virtual-state` says otherwise.

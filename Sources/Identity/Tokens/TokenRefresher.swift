@@ -10,8 +10,10 @@ public struct TokenRefresher: Sendable {
 
     /// A fresh token set for `account`. A refresh token, id token or scope
     /// the server leaves out is kept from `tokens` (RFC 6749 §5.1, §6;
-    /// OpenID Connect Core §12.2).
-    public func refresh(_ tokens: TokenSet, account: String, now: @Sendable () -> Int64 = TokenSet.now) async throws(TokenError) -> TokenSet {
+    /// OpenID Connect Core §12.2). With `scope`, the access token asked for
+    /// is narrowed to it (RFC 6749 §6: no wider than the grant).
+    public func refresh(_ tokens: TokenSet, account: String, scope: String? = nil,
+                        now: @Sendable () -> Int64 = TokenSet.now) async throws(TokenError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken(account: account) }
         let url = tokens.tokenEndpoint
         // Entries stored before the check was strict may hold any URL: it is
@@ -23,7 +25,10 @@ public struct TokenRefresher: Sendable {
         do {
             response = try await transport.postForm(url, [("grant_type", "refresh_token"),
                                                           ("refresh_token", refreshToken),
-                                                          ("client_id", tokens.clientId)])
+                                                          ("client_id", tokens.clientId)]
+                                                         + (scope.map { [("scope", $0)] } ?? []),
+                                                    headers: ClientSecretBasic.headers(clientId: tokens.clientId,
+                                                                                       secret: tokens.clientSecret))
         } catch {
             throw .network(error)
         }

@@ -14,6 +14,10 @@ public struct TokenSet: Codable, Sendable, Equatable {
     public var expiresAt: Int64?
     public var issuer: String
     public var clientId: String
+    /// A confidential client's secret (`passkey login --client-secret-stdin`),
+    /// sent with each refresh as `client_secret` (RFC 6749 §2.3.1); nil for
+    /// public clients. A secret: it lives in the vault with the tokens.
+    public var clientSecret: String?
     public var tokenEndpoint: String
     /// When the set was stored or last refreshed, in seconds since 1970.
     public var updatedAt: Int64

@@ -56,7 +56,7 @@ final class VaultAgent: @unchecked Sendable {
     /// Every file under the agent's XDG directories, and its log.
     func files() -> [String] {
         var found: [String] = []
-        for directory in ["data", "config", "state", "run"] {
+        for directory in ["data", "config", "state", "run", ".cache"] {
             let root = harness.home + "/" + directory
             guard let walker = FileManager.default.enumerator(atPath: root) else { continue }
             while let relative = walker.nextObject() as? String {

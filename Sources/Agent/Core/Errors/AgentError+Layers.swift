@@ -1,6 +1,7 @@
 import AgentProtocol
 import FIDO
 import HTTPTransport
+import OpenID
 import Passwordless
 import PIV
 import Settings
@@ -28,6 +29,8 @@ extension AgentError {
         case let error as SmartCardError: self.init(smartCard: error)
         case let error as VaultError: self.init(vault: error)
         case let error as TokenError: self.init(token: error)
+        case let error as OpenIDError: self.init(openID: error)
+        case let error as AccountSettingsError: self.init(.invalidInput, error.description)
         case let error as SettingsError: self.init(.invalidInput, error.description)
         case let error as VirtualAuthenticatorError: self.init(.deviceUnavailable, error.description)
         case let error as WebAuthnError: self.init(.invalidInput, error.description)

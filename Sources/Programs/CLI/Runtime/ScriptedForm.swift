@@ -88,7 +88,7 @@ package enum ScriptedForm: Equatable {
                 }
             case .tokenGet(let account, let minValid, let json, let noAgent):
                 try await VerbRun.run(noAgent: noAgent, json: json) { backend throws(AgentError) in
-                    try await TokenGet.printToken(account: account, minValid: minValid, on: backend, json: json)
+                    try await TokenGet.printToken(account: account, minValid: minValid, format: json ? .json : .raw, on: backend)
                 }
             }
         } catch {

@@ -9,8 +9,17 @@ struct TokenGet: Verb {
         discussion: """
         When the vault is locked: on a terminal you are offered to unlock it; otherwise \
         the command fails (exit status 7). When the refresh token is refused \
-        (invalid_grant) the stored tokens are kept and the error says to sign in again.
+        (invalid_grant) the stored tokens are kept and the error says to sign in again \
+        (`passkey login ACCOUNT` for an account made by `passkey login`).
+
+        --format: raw (the token alone, the default), header (`Authorization: Bearer …`), \
+        env (`export PASSKEY_ACCESS_TOKEN=…` lines for eval), json (as --json).
         """)
+
+    /// How the token is printed.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case raw, header, env, json
+    }
 
     @Argument(help: "The account name.")
     var account: String
@@ -19,21 +28,45 @@ struct TokenGet: Verb {
 
     @Option(name: .long, help: "Seconds the token must stay valid (default 60).")
     var minValid: Int = Self.defaultMinValid
+    @Option(help: "Narrow the access token to these scopes (space-separated): a refresh of its own, not stored.")
+    var scope: String?
+    @Flag(help: "Print the ID token instead of the access token.")
+    var idToken = false
+    @Option(help: "raw, header, env or json.")
+    var format: Format = .raw
     @OptionGroup var runOptions: RunOptions
 
     func execute(on backend: Backend) async throws(AgentError) {
-        try await Self.printToken(account: account, minValid: minValid, on: backend, json: runOptions.json)
+        let format = runOptions.json ? .json : format
+        try await Self.printToken(account: account, minValid: minValid, scope: scope, idToken: idToken,
+                                  format: format, on: backend)
     }
 
     /// The verb itself, also run by ScriptedForm (which reads `passkey token
     /// get ACCOUNT` without ArgumentParser, so it never builds this command's properties).
-    static func printToken(account: String, minValid: Int, on backend: Backend, json: Bool) async throws(AgentError) {
+    static func printToken(account: String, minValid: Int, scope: String? = nil, idToken: Bool = false,
+                           format: Format, on backend: Backend) async throws(AgentError) {
         guard minValid >= 0 else { throw AgentError(.invalidInput, "--min-valid is a number of seconds, 0 or more") }
+        let params = TokenGetMethod.Params(account: account, minValid: minValid, scope: scope, idToken: idToken ? true : nil)
         let result = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
-            try await backend.call(TokenGetMethod.self, .init(account: account, minValid: minValid),
-                                   interaction: TerminalInteraction(pins: .interactive))
+            try await backend.call(TokenGetMethod.self, params, interaction: TerminalInteraction(pins: .interactive))
         }
-        if json { Output.json(result); return }
-        Output.line(result.accessToken)
+        let token = idToken ? (result.idToken ?? "") : result.accessToken
+        switch format {
+        case .json: Output.json(result)
+        case .raw: Output.line(token)
+        case .header: Output.line(idToken ? token : "Authorization: \(result.tokenType) \(token)")
+        case .env:
+            let name = idToken ? "PASSKEY_ID_TOKEN" : "PASSKEY_ACCESS_TOKEN"
+            Output.line("\(name)=\(shellQuoted(token)); export \(name)")
+            if !idToken, let expiresAt = result.expiresAt {
+                Output.line("PASSKEY_TOKEN_EXPIRES_AT=\(expiresAt); export PASSKEY_TOKEN_EXPIRES_AT")
+            }
+        }
+    }
+
+    /// `'…'` with any `'` inside written as `'\''`: safe for `eval`.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }
 }

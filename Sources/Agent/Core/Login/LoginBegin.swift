@@ -1,0 +1,181 @@
+import AgentProtocol
+import FoundationEssentials
+import OpenID
+import Settings
+import Tokens
+
+/// `login.begin`: checks what it is given, discovers the provider, chooses
+/// the flow, starts its first step, and leaves a task running that finishes
+/// the login (LoginLanding.swift) while the client shows what to do.
+extension CoreServices {
+    static let defaultScopes = ["openid", "profile", "email", "offline_access"]
+
+    /// Authorization-request parameters the agent sets itself: `extra` may not override them.
+    static let reservedParameters: Set<String> = ["response_type", "client_id", "redirect_uri", "scope", "state", "nonce",
+                                                  "code_challenge", "code_challenge_method"]
+
+    func beginLogin(_ params: LoginBeginMethod.Params) async throws -> LoginStarted {
+        let account = params.account
+        try Self.checkAccount(account)
+        let saved = try accounts.load(account)
+        guard let issuer = params.issuer ?? saved?.issuer else {
+            throw AgentError(.invalidInput, "the first login of \"\(account)\" needs --issuer URL and --client-id ID")
+        }
+        guard let clientId = params.clientId ?? saved?.clientId, !clientId.isEmpty, clientId.utf8.count <= 256 else {
+            throw AgentError(.invalidInput, "the first login of \"\(account)\" needs --client-id ID (1 to 256 characters)")
+        }
+        if let problem = Endpoint.problem(issuer) {
+            throw AgentError(.invalidInput, "the issuer must be an https:// URL (http:// only on loopback), not \"\(Endpoint.shown(issuer))\": \(problem)")
+        }
+        if let saved, saved.issuer != issuer, params.force != true {
+            throw AgentError(.invalidInput, "\"\(account)\" signs in at \(saved.issuer), not \(Endpoint.shown(issuer)): "
+                             + "use another account name, or --force to replace it")
+        }
+        let scopes = params.scopes ?? saved?.scopes ?? Self.defaultScopes
+        try Self.checkScopes(scopes)
+        let extra = try Self.checkExtra(params.extra ?? [:])
+        let timeout = params.timeout ?? 300
+        guard (1...1800).contains(timeout) else { throw AgentError(.invalidParams, "`timeout` is 1 to 1800 seconds") }
+        let port = params.port ?? 0
+        guard (0...65535).contains(port) else { throw AgentError(.invalidParams, "`port` is 0 (any) to 65535") }
+
+        if let secret = params.clientSecret {
+            guard (1...1024).contains(secret.utf8.count), !secret.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+                throw AgentError(.invalidInput, "a client secret is 1 to 1024 characters without control characters")
+            }
+        }
+        // The tokens land in the vault at the end: find out now that it is
+        // locked, not after the person has been through the browser. A login
+        // again with the same client reuses the secret stored with the tokens.
+        let storedSecret = try await vault.withUnlocked { open in
+            (try? Self.read(account, from: open)).flatMap { $0.clientId == clientId ? $0.clientSecret : nil }
+        }
+        let clientSecret = params.clientSecret ?? storedSecret
+
+        let provider = logins.provider(issuer) {
+            OpenIDProvider(issuer: issuer, transport: http, cacheDirectory: paths.openIDCacheDirectory)
+        }
+        let metadata = try await provider.metadata()
+        let flow = try Self.chooseFlow(params.flow ?? saved?.flow.flatMap(LoginFlow.init(rawValue:)) ?? .auto,
+                                       display: params.display ?? false, metadata: metadata)
+        let deadline = OutsideSeconds.instant(Int64(timeout), after: TokenSet.now())
+        let plan = LoginPlan(account: account, issuer: issuer, clientId: clientId, clientSecret: clientSecret, scopes: scopes, flow: flow,
+                             force: params.force == true, previousSubject: saved?.subject, provider: provider,
+                             metadata: metadata, timeout: .seconds(timeout))
+        let client = OpenIDClient(transport: http, metadata: metadata, clientId: clientId, clientSecret: clientSecret)
+        let (pastes, pasteInput) = AsyncStream<Result<String, OpenIDError>>.makeStream()
+
+        let login: PendingLogin
+        switch flow {
+        case .device:
+            let authorization = try await client.startDeviceAuthorization(scopes: scopes)
+            let started = LoginStarted(account: account, issuer: issuer, flow: flow, userCode: authorization.userCode,
+                                       verificationURI: authorization.verificationURI,
+                                       verificationURIComplete: authorization.verificationURIComplete,
+                                       expiresAt: min(deadline, authorization.expiresAt))
+            login = PendingLogin(account: account, started: started, request: nil, metadata: metadata, pastes: pasteInput)
+            login.start { [self] in
+                try await self.finish(plan, login: login) {
+                    (try await client.pollDeviceToken(authorization), nonce: nil)
+                }
+            }
+        case .browser, .paste, .auto:
+            // The listener checks `state` before anything else, so it needs
+            // the state before the request knows the listener's port: 32 random
+            // octets in base64url, made as a PKCE verifier is.
+            let state = PKCE().verifier
+            let listener = try await CallbackListener.start(expectedState: state, port: port)
+            let request = AuthorizationRequest(redirectURI: listener.redirectURI, state: state, nonce: PKCE().verifier, pkce: PKCE())
+            let url = request.url(metadata: metadata, clientId: clientId, scopes: scopes, extra: extra)
+            let started = LoginStarted(account: account, issuer: issuer, flow: flow, authorizationURL: url,
+                                       redirectURI: listener.redirectURI, expiresAt: deadline)
+            login = PendingLogin(account: account, started: started, request: request, metadata: metadata, pastes: pasteInput)
+            login.start { [self] in
+                defer { listener.close() }
+                return try await self.finish(plan, login: login) {
+                    let code = try await Self.firstRedirect(listener: listener, pastes: pastes, request: request, metadata: metadata)
+                    return (try await client.exchange(code: code, request: request), nonce: request.nonce)
+                }
+            }
+        }
+        logins.add(login)
+        return login.started
+    }
+
+    /// `auto`: a browser where there is a display; without one the device
+    /// grant when the provider has it, else paste (login.md §5.2).
+    static func chooseFlow(_ asked: LoginFlow, display: Bool, metadata: ProviderMetadata) throws(AgentError) -> LoginFlow {
+        switch asked {
+        case .auto:
+            if display { return .browser }
+            return metadata.deviceAuthorizationEndpoint != nil ? .device : .paste
+        case .device:
+            guard metadata.deviceAuthorizationEndpoint != nil else {
+                throw AgentError(.unsupported, "\(metadata.issuer) offers no device authorization grant: use --flow browser or --flow paste")
+            }
+            return .device
+        case .browser, .paste:
+            return asked
+        }
+    }
+
+    /// The code from whichever comes first: the browser's callback on the
+    /// loopback listener, or a redirect URL pasted through `login.complete`.
+    static func firstRedirect(listener: CallbackListener, pastes: AsyncStream<Result<String, OpenIDError>>,
+                              request: AuthorizationRequest, metadata: ProviderMetadata) async throws -> String {
+        try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask {
+                let url = try await listener.callback()
+                return try request.code(fromRedirect: url, metadata: metadata)
+            }
+            group.addTask {
+                for await pasted in pastes { return try pasted.get() }
+                throw CancellationError()
+            }
+            defer { group.cancelAll() }
+            guard let code = try await group.next() else { throw CancellationError() }
+            return code
+        }
+    }
+
+    static func checkScopes(_ scopes: [String]) throws(AgentError) {
+        guard !scopes.isEmpty, scopes.count <= 32 else { throw AgentError(.invalidInput, "give 1 to 32 scopes") }
+        for scope in scopes {
+            // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
+            guard (1...256).contains(scope.utf8.count),
+                  scope.utf8.allSatisfy({ $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }) else {
+                throw AgentError(.invalidInput, "a scope is 1 to 256 printable ASCII characters without spaces, quotes or backslashes")
+            }
+        }
+    }
+
+    static func checkExtra(_ extra: [String: String]) throws(AgentError) -> [(String, String)] {
+        guard extra.count <= 16 else { throw AgentError(.invalidInput, "at most 16 extra authorization parameters") }
+        for (name, value) in extra {
+            guard (1...64).contains(name.utf8.count), value.utf8.count <= 1024,
+                  !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+                  !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw AgentError(.invalidInput, "an extra authorization parameter has a 1 to 64 character name and a value of at most 1024")
+            }
+            guard !reservedParameters.contains(name) else {
+                throw AgentError(.invalidInput, "`\(name)` is set by the agent itself and cannot be given as an extra parameter")
+            }
+        }
+        return extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}
+
+/// What a login needs from its start to its landing.
+struct LoginPlan: Sendable {
+    let account: String
+    let issuer: String
+    let clientId: String
+    let clientSecret: String?
+    let scopes: [String]
+    let flow: LoginFlow
+    let force: Bool
+    let previousSubject: String?
+    let provider: OpenIDProvider
+    let metadata: ProviderMetadata
+    let timeout: Duration
+}

@@ -1,0 +1,103 @@
+import AgentProtocol
+import OpenID
+import Settings
+import Tokens
+import Vault
+
+/// The `login.*` methods: begin (LoginBegin.swift), wait, complete (a
+/// pasted redirect), cancel, and logout (RFC 7009 revocation, then removal).
+extension CoreServices {
+    func registerLogin(into table: inout MethodTable.Builder) {
+        table.register(LoginBeginMethod.self) { params, _ in
+            try await self.beginLogin(params)
+        }
+        table.register(LoginWaitMethod.self) { params, _ in
+            let seconds = params.seconds ?? 50
+            guard (1...120).contains(seconds) else { throw AgentError(.invalidParams, "`seconds` is 1 to 120") }
+            let login = try await self.pendingLogin(params.account).result(waitingAtMost: .seconds(seconds))
+            return LoginWaitResult(done: login != nil, login: login)
+        }
+        table.register(LoginCompleteMethod.self) { params, _ in
+            guard params.redirectURL.utf8.count <= 8192 else {
+                throw AgentError(.invalidInput, "the pasted redirect URL is longer than 8192 bytes")
+            }
+            try self.pendingLogin(params.account).paste(params.redirectURL)
+            return LoginCompleted(account: params.account, accepted: true)
+        }
+        table.register(LoginCancelMethod.self) { params, _ in
+            let login = try self.pendingLogin(params.account)
+            login.cancel()
+            self.logins.remove(login)
+            return LoginCompleted(account: params.account, accepted: true)
+        }
+        table.register(LogoutMethod.self) { params, _ in
+            try await self.logout(params)
+        }
+    }
+
+    private func pendingLogin(_ account: String) throws(AgentError) -> PendingLogin {
+        try Self.checkAccount(account)
+        guard let login = logins.login(for: account) else {
+            throw AgentError(.notFound, "no login of \"\(account)\" is in progress: start one with `passkey login \(account)`")
+        }
+        return login
+    }
+
+    /// Revokes the refresh token (which at most providers ends its access
+    /// tokens too), then the access token, then removes the account's vault
+    /// entry and settings. A provider that cannot revoke is reported, never
+    /// silently skipped; with `noRevoke` the provider is not contacted.
+    private func logout(_ params: LogoutMethod.Params) async throws -> LogoutResult {
+        let account = params.account
+        try Self.checkAccount(account)
+        let tokens = try await vault.withUnlocked { open in try Self.read(account, from: open) }
+        var revoked: [String] = []
+        var problem: String?
+        if params.noRevoke == true {
+            problem = "not revoked (--no-revoke): the tokens stay valid at \(tokens.issuer) until they expire"
+        } else {
+            let provider = logins.provider(tokens.issuer) {
+                OpenIDProvider(issuer: tokens.issuer, transport: http, cacheDirectory: paths.openIDCacheDirectory)
+            }
+            let client = OpenIDClient(transport: http, metadata: try await provider.metadata(), clientId: tokens.clientId,
+                                      clientSecret: tokens.clientSecret)
+            do throws(OpenIDError) {
+                if let refreshToken = tokens.refreshToken {
+                    try await client.revoke(refreshToken, hint: .refreshToken)
+                    revoked.append(TokenTypeHint.refreshToken.rawValue)
+                }
+                try await client.revoke(tokens.accessToken, hint: .accessToken)
+                revoked.append(TokenTypeHint.accessToken.rawValue)
+            } catch .noRevocationEndpoint {
+                problem = "\(tokens.issuer) has no revocation endpoint: the tokens stay valid there until they expire"
+            }
+        }
+        guard params.keep != true else {
+            return LogoutResult(account: account, revoked: revoked, revocationProblem: problem, removed: false)
+        }
+        try await vault.withUnlocked { open in
+            try await self.tokens.accountLocks.withLock(account) {
+                do throws(VaultError) {
+                    try open.remove(Self.entryName(account))
+                } catch .entryNotFound {}
+            }
+        }
+        try accounts.remove(account)
+        return LogoutResult(account: account, revoked: revoked, revocationProblem: problem, removed: true)
+    }
+}
+
+extension CoreServices {
+    /// `token.list`'s summaries with each login account's flow, subject and
+    /// whether it needs a new login (from its settings file; a file that
+    /// cannot be read leaves the account as a plain one).
+    func withLoginState(_ summaries: [TokenSummary]) -> [TokenSummary] {
+        summaries.map { summary in
+            guard let settings = try? accounts.load(summary.account) else { return summary }
+            var marked = summary
+            marked.login = AccountLogin(flow: settings.flow.flatMap(LoginFlow.init(rawValue:)), subject: settings.subject,
+                                        needsLogin: settings.needsLogin)
+            return marked
+        }
+    }
+}

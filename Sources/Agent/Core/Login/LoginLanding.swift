@@ -1,0 +1,74 @@
+import AgentProtocol
+import FoundationEssentials
+import OpenID
+import Settings
+import Tokens
+
+/// The end of every login flow: the token response is validated (the ID
+/// token per OpenID Connect Core §3.1.3.7), checked against the account's
+/// previous subject, and only then written — through the same vault write,
+/// under the same account lock, as `token.put` — and the account's settings
+/// saved. Nothing is written before validation.
+extension CoreServices {
+    func finish(_ plan: LoginPlan, login: PendingLogin,
+                tokens obtain: @escaping @Sendable () async throws -> (TokenSet, nonce: String?)) async throws -> LoginResult {
+        defer {
+            // The waiter may come after the end: keep the finished login a minute.
+            Task { [logins] in
+                try? await Task.sleep(for: .seconds(60))
+                logins.remove(login)
+            }
+        }
+        var (tokens, nonce) = try await Self.withDeadline(plan.timeout, account: plan.account) { try await obtain() }
+        tokens.clientSecret = plan.clientSecret
+        let claims = try await validatedClaims(tokens, plan: plan, nonce: nonce)
+        if let previous = plan.previousSubject, let subject = claims?.subject, previous != subject, !plan.force {
+            throw AgentError(.denied, "the provider signed in another user than \"\(plan.account)\" belongs to "
+                             + "(its subject changed); nothing was stored. Use another account name, or --force to replace it")
+        }
+        try await store(tokens, account: plan.account)
+        let settings = AccountSettings(issuer: plan.issuer, clientId: plan.clientId, scopes: plan.scopes,
+                                       flow: plan.flow.rawValue, subject: claims?.subject ?? plan.previousSubject)
+        try accounts.save(settings, for: plan.account)
+        return LoginResult(account: plan.account, issuer: plan.issuer, subject: claims?.subject,
+                           displayName: claims.flatMap { $0.name ?? $0.preferredUsername ?? $0.email },
+                           flow: plan.flow, scope: tokens.scope, expiresAt: tokens.expiresAt)
+    }
+
+    /// The ID token's claims once it passes every check; nil when the login
+    /// asked for no `openid` scope (plain OAuth 2.0: no ID token to check).
+    private func validatedClaims(_ tokens: TokenSet, plan: LoginPlan, nonce: String?) async throws -> IDTokenClaims? {
+        guard plan.scopes.contains("openid") else { return nil }
+        guard let idToken = tokens.idToken else {
+            throw AgentError(.serverError, "\(plan.issuer) sent no ID token although the scope has `openid`; nothing was stored",
+                             details: ["errorCode": .string("invalid_id_token")])
+        }
+        let validator = IDTokenValidator(provider: plan.provider, clientId: plan.clientId)
+        return try await validator.validate(idToken, nonce: nonce)
+    }
+
+    /// Writes `tokens` as the account's entry: the one path `token.put` and
+    /// every login take (same atomic write, same account lock).
+    func store(_ tokens: TokenSet, account: String) async throws {
+        try await vault.withUnlocked { open in
+            try await self.tokens.accountLocks.withLock(account) {
+                try open.write(Self.entryName(account), tokens.encoded())
+            }
+        }
+    }
+
+    /// `body`, unless `limit` passes first (then `timeout`, and `body` is cancelled).
+    static func withDeadline<T: Sendable>(_ limit: Duration, account: String,
+                                          _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw AgentError(.timeout, "the login of \"\(account)\" was not completed in time; start it again with `passkey login \(account)`")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import AgentProtocol
+import FoundationEssentials
+import OpenID
+import Synchronization
+
+/// The logins in flight, one per account, and the providers the agent has
+/// met (each keeps its discovery document and keys in memory beside the
+/// disk cache). A login's secrets — state, nonce, PKCE verifier, device
+/// code — live only in its `PendingLogin`, in this process's memory.
+final class LoginSessions: Sendable {
+    private let pending = Mutex<[String: PendingLogin]>([:])
+    private let providers = Mutex<[String: OpenIDProvider]>([:])
+
+    /// Starts tracking `login`; a login already in flight for the account is cancelled.
+    func add(_ login: PendingLogin) {
+        let replaced = pending.withLock { $0.updateValue(login, forKey: login.account) }
+        replaced?.cancel()
+    }
+
+    func login(for account: String) -> PendingLogin? {
+        pending.withLock { $0[account] }
+    }
+
+    /// Forgets `login` if it is still the account's (a newer one may have replaced it).
+    func remove(_ login: PendingLogin) {
+        pending.withLock { logins in
+            if logins[login.account] === login { logins[login.account] = nil }
+        }
+    }
+
+    /// The provider for `issuer`, made once per agent.
+    func provider(_ issuer: String, make: () -> OpenIDProvider) -> OpenIDProvider {
+        providers.withLock { providers in
+            if let known = providers[issuer] { return known }
+            let made = make()
+            providers[issuer] = made
+            return made
+        }
+    }
+}
+
+/// One login in flight: what the person was shown, the task that runs the
+/// flow to the end, and (browser and paste flows) where a pasted redirect goes.
+final class PendingLogin: Sendable {
+    let account: String
+    let started: LoginStarted
+    /// The authorization request (browser and paste flows): checks a pasted redirect.
+    let request: AuthorizationRequest?
+    let metadata: ProviderMetadata
+    private let pastes: AsyncStream<Result<String, OpenIDError>>.Continuation
+    private let run = Mutex<Task<LoginResult, any Error>?>(nil)
+
+    init(account: String, started: LoginStarted, request: AuthorizationRequest?, metadata: ProviderMetadata,
+         pastes: AsyncStream<Result<String, OpenIDError>>.Continuation) {
+        self.account = account
+        self.started = started
+        self.request = request
+        self.metadata = metadata
+        self.pastes = pastes
+    }
+
+    func start(_ body: @escaping @Sendable () async throws -> LoginResult) {
+        run.withLock { $0 = Task { try await body() } }
+    }
+
+    /// The login's result if it ends within `limit`, else nil (it runs on).
+    /// Cancelling the wait (the client hung up or sent `$/cancel`) cancels the login.
+    func result(waitingAtMost limit: Duration) async throws -> LoginResult? {
+        guard let task = run.withLock({ $0 }) else { throw AgentError(.internal, "the login has not started") }
+        return try await withTaskCancellationHandler {
+            try await withThrowingTaskGroup(of: LoginResult?.self) { group in
+                group.addTask { try await task.value }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// A pasted redirect URL, checked against this login's request first: a
+    /// URL of another login (wrong `state`) is refused and the login waits on.
+    func paste(_ url: String) throws {
+        guard let request else {
+            throw AgentError(.invalidInput, "the \(started.flow.rawValue) login of \"\(account)\" takes no pasted redirect")
+        }
+        do throws(OpenIDError) {
+            let code = try request.code(fromRedirect: url, metadata: metadata)
+            pastes.yield(.success(code))
+        } catch .stateMismatch {
+            throw OpenIDError.stateMismatch
+        } catch {
+            // The provider's refusal (or a mix-up) ends the login: its waiter hears why too.
+            pastes.yield(.failure(error))
+            throw error
+        }
+    }
+
+    func cancel() {
+        pastes.finish()
+        run.withLock { $0 }?.cancel()
+    }
+}

@@ -1,0 +1,37 @@
+import AgentProtocol
+import StandardError
+
+/// What a person is told to do once a login has begun, on stderr (stdout
+/// stays for the result): the full authorization address always — never a
+/// local redirector, so it works from another machine — or the device code.
+enum LoginInstructions {
+    static func show(_ started: LoginStarted, openBrowser: Bool, environment: [String: String]) {
+        switch started.flow {
+        case .device:
+            StandardError.writeLine("To sign in to \(started.issuer), open")
+            StandardError.writeLine("  \(started.verificationURI ?? "?")")
+            StandardError.writeLine("on any device and enter the code  \(started.userCode ?? "?")")
+            if let complete = started.verificationURIComplete {
+                StandardError.writeLine("or open this address, which carries the code:")
+                StandardError.writeLine("  \(complete)")
+            }
+            StandardError.writeLine("Check that the page names this tool before you approve. Waiting…")
+        case .browser, .auto:
+            StandardError.writeLine("Sign in to \(started.issuer) at:")
+            StandardError.writeLine("  \(started.authorizationURL ?? "?")")
+            if openBrowser, let url = started.authorizationURL {
+                if let opener = BrowserLauncher.open(url, environment: environment) {
+                    StandardError.writeLine("(opened with \(opener))")
+                } else {
+                    StandardError.writeLine("No browser could be started ($BROWSER, xdg-open): open the address yourself.")
+                }
+            }
+            StandardError.writeLine("If the browser runs on another machine, paste here the address it ends on. Waiting…")
+        case .paste:
+            StandardError.writeLine("Open this address in a browser and sign in to \(started.issuer):")
+            StandardError.writeLine("  \(started.authorizationURL ?? "?")")
+            StandardError.writeLine("The browser ends on \(started.redirectURI ?? "a 127.0.0.1 address"), which may not load: "
+                                    + "that is expected. Paste that whole address here:")
+        }
+    }
+}

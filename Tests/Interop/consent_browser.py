@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for the person at the browser, for the login tests.
+
+It does what a person does on the provider's pages, over plain HTTP:
+  consent_browser.py URL                 GET the authorization page, POST the
+                                         consent form, follow the provider's
+                                         redirect to the loopback callback.
+  consent_browser.py --print-redirect URL  as above, but print the redirect
+                                         address instead of visiting it (the
+                                         "browser on another machine": the
+                                         test pastes it).
+  consent_browser.py --activate URL      the device flow: open the
+                                         verification_uri_complete page and
+                                         approve the user code on it.
+Environment: CONSENT_USER (default alice), CONSENT_FIELD (the form field
+naming the user: `user` for passkey-devserver, `sub` for oidc-provider-mock),
+CONSENT_ACTION (allow or deny; sent as `action`), CONSENT_LOG (a file to
+append what happened to, for the test to read).
+"""
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+opener = urllib.request.build_opener(NoRedirect)
+
+
+def log(line):
+    path = os.environ.get("CONSENT_LOG")
+    if path:
+        with open(path, "a") as f:
+            f.write(line + "\n")
+
+
+def fetch(url, data=None):
+    body = urllib.parse.urlencode(data).encode() if data is not None else None
+    try:
+        with opener.open(urllib.request.Request(url, data=body), timeout=15) as response:
+            return response.status, response.headers, response.read().decode(errors="replace")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read().decode(errors="replace")
+
+
+def consent(url):
+    status, _, _ = fetch(url)
+    if status != 200:
+        log(f"authorization page: HTTP {status}")
+        sys.exit(1)
+    form = {os.environ.get("CONSENT_FIELD", "user"): os.environ.get("CONSENT_USER", "alice")}
+    action = os.environ.get("CONSENT_ACTION", "allow")
+    if os.environ.get("CONSENT_FIELD", "user") == "user":
+        form["action"] = action
+    elif action == "deny":
+        form = {"action": "deny"}
+    status, headers, _ = fetch(url, form)
+    location = headers.get("Location") if headers else None
+    if status not in (302, 303) or not location:
+        log(f"consent: HTTP {status}, no redirect")
+        sys.exit(1)
+    return location
+
+
+def main():
+    args = sys.argv[1:]
+    if args and args[0] == "--activate":
+        url = args[1]
+        status, _, _ = fetch(url)
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
+        form = {"user_code": query.get("user_code", ""), "user": os.environ.get("CONSENT_USER", "alice"),
+                "action": os.environ.get("CONSENT_ACTION", "allow")}
+        target = urllib.parse.urlunsplit(urllib.parse.urlsplit(url)._replace(query=""))
+        status, _, _ = fetch(target, form)
+        log(f"activate: HTTP {status}")
+        sys.exit(0 if status in (200, 302, 303) else 1)
+    if args and args[0] == "--print-redirect":
+        print(consent(args[1]))
+        return
+    location = consent(args[0])
+    status, _, _ = fetch(location)
+    log(f"callback: HTTP {status}")
+
+
+main()

@@ -1,0 +1,108 @@
+import Foundation
+import TestSupport
+
+/// An OpenID provider the login tests sign in at, run as a real program on
+/// loopback: `passkey-devserver` (its authorization server, issuer
+/// `…/oauth2/default`) or `oidc-provider-mock` (PyPI, an independent peer
+/// nobody here wrote). The person at the browser is `consent_browser.py`.
+final class LoginProvider: @unchecked Sendable {
+    let issuer: String
+    let process: RunningProcess
+    /// The form field that names the user on the consent page.
+    let consentField: String
+    private let directory: String
+
+    /// `passkey-devserver` with `arguments` added (e.g. `--access-token-lifetime 5`).
+    static func devserver(_ arguments: [String] = []) throws -> LoginProvider {
+        let directory = try TemporaryDirectory.make(prefix: "login-provider")
+        let server = try DevServerProgram(arguments: ["--listen", "127.0.0.1:0"] + arguments, directory: directory, name: "devserver")
+        let line = try server.waitForStartupLine()
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let apiURL = object["apiUrl"] as? String, let url = URL(string: apiURL), let port = url.port else {
+            throw TestFailure("the devserver's start-up line has no apiUrl: \(line)")
+        }
+        return LoginProvider(issuer: "http://127.0.0.1:\(port)/oauth2/default", process: server.process,
+                             consentField: "user", directory: directory)
+    }
+
+    /// oidc-provider-mock 0.3.4 from the interop virtual environment (scripts/test installs it).
+    static func oidcProviderMock(_ arguments: [String] = []) throws -> LoginProvider {
+        let program = Interop.packageRoot + "/.build/interop-venv/bin/oidc-provider-mock"
+        guard FileManager.default.isExecutableFile(atPath: program) else {
+            throw TestFailure("oidc-provider-mock is not installed at \(program): run ./scripts/test, which installs it")
+        }
+        let directory = try TemporaryDirectory.make(prefix: "login-mock")
+        let port = try freePort()
+        let process = try RunningProcess(program, ["--host", "127.0.0.1", "--port", "\(port)"] + arguments,
+                                         environment: ProcessInfo.processInfo.environment, directory: directory, name: "mock")
+        let issuer = "http://127.0.0.1:\(port)"
+        try process.waitUntil("oidc-provider-mock listens on port \(port)", timeout: 30) { accepts(port) }
+        return LoginProvider(issuer: issuer, process: process, consentField: "sub", directory: directory)
+    }
+
+    private init(issuer: String, process: RunningProcess, consentField: String, directory: String) {
+        self.issuer = issuer
+        self.process = process
+        self.consentField = consentField
+        self.directory = directory
+    }
+
+    deinit {
+        _ = process.stop(signal: SIGKILL)
+        TemporaryDirectory.remove(directory)
+    }
+
+    /// The environment under which `passkey login` finds our scripted person
+    /// as its browser (`$BROWSER`), consenting as `user` (or denying).
+    func browserEnvironment(user: String = "alice", deny: Bool = false) -> [String: String] {
+        ["BROWSER": "python3 \(Self.consentScript)", "CONSENT_USER": user, "CONSENT_FIELD": consentField,
+         "CONSENT_ACTION": deny ? "deny" : "allow", "DISPLAY": ":99"]
+    }
+
+    static let consentScript = Interop.packageRoot + "/Tests/Interop/consent_browser.py"
+
+    /// Runs the scripted person on `arguments` (`--print-redirect URL`, `--activate URL`).
+    func person(_ arguments: [String], user: String = "alice", scratch: String) throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment
+        environment["CONSENT_USER"] = user
+        environment["CONSENT_FIELD"] = consentField
+        return try ProcessResult.run("/usr/bin/env", ["python3", Self.consentScript] + arguments, standardInput: nil,
+                                     environment: environment, scratch: scratch, timeout: 60)
+    }
+
+    private static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw TestFailure("no free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// The payload of a JWT, decoded without any check (the tests look at claims).
+func jwtClaims(_ jwt: String) -> [String: Any]? {
+    let parts = jwt.split(separator: ".")
+    guard parts.count == 3 else { return nil }
+    var text = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    while text.count % 4 != 0 { text += "=" }
+    guard let data = Data(base64Encoded: text) else { return nil }
+    return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+}
