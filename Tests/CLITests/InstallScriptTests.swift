@@ -72,6 +72,16 @@ import TestSupport
         #expect(service.contains("ReadWritePaths=-\(home)/.local/share/passkey-agent "))
         #expect(!service.contains("%h/"), "no default path is left in the installed unit")
         #expect(FileManager.default.fileExists(atPath: home + "/.config/systemd/user/passkey-agent.socket"))
+        // systemd's analyser reads the installed units as written (offline; ExecStart must exist).
+        let units = home + "/.config/systemd/user/"
+        let analyzerRuntime = try TemporaryDirectory.make(prefix: "install-analyze")
+        defer { TemporaryDirectory.remove(analyzerRuntime) }
+        var analyzerEnvironment = environment
+        analyzerEnvironment["XDG_RUNTIME_DIR"] = analyzerRuntime  // --user wants one, and writes in it
+        let verified = try ProcessResult.run("/usr/bin/systemd-analyze", ["verify", "--user", units + "passkey-agent.service",
+                                                                          units + "passkey-agent.socket"],
+                                             standardInput: nil, environment: analyzerEnvironment, scratch: NSTemporaryDirectory(), timeout: 60)
+        #expect(verified.status == 0, "\(verified.standardOutput)\(verified.standardError)")
         for directory in [".local/share/passkey-agent", ".config/passkey-agent", ".local/state/passkey-agent"] {
             #expect(try mode(home + "/" + directory) == 0o700, "\(directory) is private")
         }
