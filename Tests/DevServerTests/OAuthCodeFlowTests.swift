@@ -159,6 +159,27 @@ import TestSupport
         }
     }
 
+    @Test func theSignInPageOffersAPasskeyAndTheLabelledShortcutAndEscapesWhatItShows() async throws {
+        try await DevServerHarness.with { h in
+            let o = OAuthHarness(h)
+            let query = OAuthHarness.authorizeQuery(challenge: OAuthHarness.pkce().challenge,
+                                                    changes: ["login_hint": "<script>alert(1)</script>"])
+            let page = try await o.get("/oauth2/default/v1/authorize?\(query)")
+            #expect(page.status == 200)
+            #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+            #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
+            #expect(page.text.contains("name=\"verify_token\""))
+            #expect(page.text.contains("name=\"user\""))
+            #expect(page.text.contains("DEVELOPMENT SHORTCUT"))
+            #expect(page.text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+            #expect(!page.text.contains("<script>"))
+            let activate = try await o.get("/activate?user_code=%3Cb%3E")
+            #expect(activate.status == 200)
+            #expect(activate.text.components(separatedBy: "name=\"user_code\"").count == 3, "in both forms")
+            #expect(!activate.text.contains("<b><"))
+        }
+    }
+
     @Test func denyAnswersAccessDenied() async throws {
         try await DevServerHarness.with { h in
             let o = OAuthHarness(h)

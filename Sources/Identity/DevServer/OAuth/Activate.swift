@@ -14,14 +14,8 @@ extension OAuthServer {
         }
         let shown = code.map(UserCode.display) ?? ""
         body += "<p>The code your device shows: <b>\(HTMLPage.escape(shown.isEmpty ? "(enter it below)" : shown))</b></p>"
-        body += HTMLPage.signInForms(action: "/activate", hidden: [], loginHint: nil)
-            .replacingOccurrences(of: "<fieldset>", with: "<fieldset>" + userCodeField(shown))
-            .replacingOccurrences(of: "<fieldset class=\"shortcut\">", with: "<fieldset class=\"shortcut\">" + userCodeField(shown))
+        body += HTMLPage.signInForms(action: "/activate", loginHint: nil, userCode: shown)
         return OAuthResponse.html(HTMLPage.document(title: "Activate a device", body))
-    }
-
-    private func userCodeField(_ value: String) -> String {
-        "<label>User code <input name=\"user_code\" value=\"\(HTMLPage.escape(value))\" required></label>"
     }
 
     /// `user_code`, `action=allow|deny`, and for allow `user` or `verify_token`.

@@ -13,7 +13,7 @@ extension OAuthServer {
         let action = issuer + "/v1/authorize?" + (request.uri.query ?? "")
         let body = "<p>Client <b>\(HTMLPage.escape(parsed.client.clientId))</b> asks for "
             + "<b>\(HTMLPage.escape(parsed.scopes.joined(separator: " ")))</b>.</p>"
-            + HTMLPage.signInForms(action: action, hidden: [], loginHint: parsed.loginHint)
+            + HTMLPage.signInForms(action: action, loginHint: parsed.loginHint)
         return OAuthResponse.html(HTMLPage.document(title: "Sign in", body))
     }
 

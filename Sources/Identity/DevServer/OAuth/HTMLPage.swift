@@ -33,9 +33,10 @@ enum HTMLPage {
     }
 
     /// The two ways to approve: a passkey sign-in's verify token, or the
-    /// development shortcut naming the user. `action` is the form target.
-    static func signInForms(action: String, hidden: [(String, String)], loginHint: String?) -> String {
-        let fields = hidden.map { "<input type=\"hidden\" name=\"\(escape($0.0))\" value=\"\(escape($0.1))\">" }.joined()
+    /// development shortcut naming the user. `action` is the form target;
+    /// `userCode`, when given, adds the device's user code field to both forms.
+    static func signInForms(action: String, loginHint: String?, userCode: String? = nil) -> String {
+        let fields = userCode.map { "<label>User code <input name=\"user_code\" value=\"\(escape($0))\" required></label>" } ?? ""
         return """
         <form method="post" action="\(escape(action))"><fieldset><legend>Sign in with a passkey</legend>
         \(fields)<p>Sign in on the passwordless API (/signin/begin, /signin/complete) and paste the verify token it returns.</p>
