@@ -117,6 +117,14 @@ import Glibc
         try await waitUntil { Self.get("/callback?code=c&state=\(state)", port: port) == nil }
     }
 
+    @Test func aListenerNobodyHoldsStopsListening() async throws {
+        var listener: CallbackListener? = try await CallbackListener.start(expectedState: state)
+        let port = try #require(listener?.port)
+        #expect(Self.get("/callback?state=x", port: port)?.status == 400)
+        listener = nil
+        try await waitUntil { Self.get("/callback?code=c&state=\(state)", port: port) == nil }
+    }
+
     @Test func aFixedPortIsUsedAndABadOneRefused() async throws {
         let first = try await CallbackListener.start(expectedState: state)
         defer { first.close() }

@@ -46,9 +46,12 @@ public final class CallbackListener: Sendable {
             throw .listener("the listening socket has no port")
         }
         let listener = CallbackListener(port: bound, channel: channel, inbox: inbox)
-        inbox.onAccepted { listener.close() }
+        inbox.onAccepted { [weak listener] in listener?.close() }
         return listener
     }
+
+    /// A listener nobody holds any more stops listening.
+    deinit { close() }
 
     /// The accepted callback's full URL (`http://127.0.0.1:PORT/callback?…`),
     /// once. Cancelling the waiting task closes the listener.
