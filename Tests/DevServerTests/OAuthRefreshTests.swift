@@ -119,6 +119,23 @@ import Testing
         }
     }
 
+    @Test func aClientCannotRefreshOrRevokeAnotherClientsTokens() async throws {
+        let other = try OAuthClientRegistration(argument: "other=http://127.0.0.1/callback")
+        try await DevServerHarness.with({ $0.oauth.clients = [other] }) { h in
+            let o = OAuthHarness(h)
+            let tokens = try await o.login()
+            let refresh = try #require(tokens["refresh_token"] as? String)
+            let access = try #require(tokens["access_token"] as? String)
+            OAuthHarness.expectError(try await o.refresh(refresh, client: "other"), "invalid_grant")
+            for token in [refresh, access] {
+                let reply = try await o.post("/oauth2/default/v1/revoke", [("client_id", "other"), ("token", token)])
+                #expect(reply.status == 200, "RFC 7009: the answer reveals nothing")
+            }
+            #expect(try await o.userInfo(access).status == 200, "untouched by the other client")
+            #expect(try await o.refresh(refresh).status == 200, "untouched by the other client")
+        }
+    }
+
     @Test func theTokenEndpointRefusesMalformedRequests() async throws {
         try await DevServerHarness.with { h in
             let o = OAuthHarness(h)
