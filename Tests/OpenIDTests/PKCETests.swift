@@ -15,4 +15,13 @@ import Testing
         #expect(first.verifier != second.verifier)
         #expect(first.verifier.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
     }
+
+    @Test func printingHidesTheVerifier() {
+        let pkce = PKCE()
+        #expect(!"\(pkce)".contains(pkce.verifier))
+        #expect(!String(reflecting: pkce).contains(pkce.verifier))
+        var dumped = ""
+        dump(pkce, to: &dumped)
+        #expect(!dumped.contains(pkce.verifier))
+    }
 }

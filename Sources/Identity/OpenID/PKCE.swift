@@ -24,3 +24,10 @@ public struct PKCE: Sendable, Equatable {
         challenge = Base64URL.encode(Array(SHA256.hash(data: Array(verifier.utf8))))
     }
 }
+
+/// Printed or logged, a PKCE pair shows its method only: the verifier is a secret.
+extension PKCE: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "PKCE(\(method), verifier hidden)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["method": method]) }
+}
