@@ -17,6 +17,13 @@ import Glibc
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        // Never block for long: this runs on a thread of Swift's shared pool,
+        // and a listener being closed may still accept into its backlog
+        // without ever answering — a recv without a deadline then held the
+        // pool's threads and hung the whole test run. No answer in 5 s is nil.
+        var deadline = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &deadline, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &deadline, socklen_t(MemoryLayout<timeval>.size))
         var peer = sockaddr_in()
         peer.sin_family = sa_family_t(AF_INET)
         peer.sin_port = in_port_t(UInt16(port).bigEndian)
