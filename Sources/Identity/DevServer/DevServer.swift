@@ -28,6 +28,7 @@ public enum DevServer {
             throw .invalidConfiguration("app id \"\(configuration.appId)\"", reason: "use lowercase letters, digits and hyphens")
         }
         try configuration.oauth.validate()
+        try configuration.bi.validate()
         let allowList = try AllowList(rpIds: configuration.rpIds, origins: configuration.effectiveOrigins)
         let logger = configuration.logger
         let store = try DevServerStore.open(dataDirectory: configuration.dataDirectory,
@@ -44,13 +45,18 @@ public enum DevServer {
             throw .stateFile(path: configuration.dataDirectory ?? "(memory)", reason: "the OAuth signing keys could not be made or read")
         }
         let issuerBox = IssuerBox()
+        let biSigner: BISigner
+        do { biSigner = try await BISigner() } catch {
+            throw .invalidConfiguration("BI signing key", reason: "it could not be made")
+        }
+        let bi = BIServer(issuerBox: issuerBox, signer: biSigner, store: BIStore(), api: api, configuration: configuration.bi)
         let oauth = OAuthServer(issuerBox: issuerBox, clients: OAuthClients(configuration.oauth.clients), signer: signer,
-                                store: OAuthStore(), api: api, configuration: configuration.oauth)
+                                store: OAuthStore(), api: api, configuration: configuration.oauth, externalIdP: bi)
         let hostInURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
 
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
-            router: Routes.router(api: api, oauth: oauth, logger: logger),
+            router: Routes.router(api: api, oauth: oauth, bi: bi, logger: logger),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: nil),
             onServerRunning: { channel in

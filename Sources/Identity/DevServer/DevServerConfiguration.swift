@@ -36,6 +36,8 @@ public struct DevServerConfiguration: Sendable {
     public var handlesTerminationSignals: Bool
     /// The authorization server under `/oauth2/default`.
     public var oauth: OAuthConfiguration
+    /// The Beyond-Identity-like IdP under `/bi`.
+    public var bi: BIConfiguration
     /// Request logs: method, path, status and duration only — never headers,
     /// bodies, keys or tokens.
     public var logger: Logger
@@ -46,7 +48,8 @@ public struct DevServerConfiguration: Sendable {
                 registerTokenLifetime: Duration = .seconds(120),
                 signInUserVerification: UserVerificationRequirement = .preferred,
                 clock: DevServerClock = .system, handlesTerminationSignals: Bool = false,
-                oauth: OAuthConfiguration = OAuthConfiguration(), logger: Logger? = nil) {
+                oauth: OAuthConfiguration = OAuthConfiguration(), bi: BIConfiguration = BIConfiguration(),
+                logger: Logger? = nil) {
         self.host = host
         self.port = port
         self.appId = appId
@@ -60,6 +63,7 @@ public struct DevServerConfiguration: Sendable {
         self.clock = clock
         self.handlesTerminationSignals = handlesTerminationSignals
         self.oauth = oauth
+        self.bi = bi
         self.logger = logger ?? DevServer.standardErrorLogger(level: .info)
     }
 

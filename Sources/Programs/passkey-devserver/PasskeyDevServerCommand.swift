@@ -61,6 +61,22 @@ struct PasskeyDevServer: AsyncParsableCommand {
     @Option(name: .customLong("id-token-alg"), help: "ID-token signature algorithm: ES256 or RS256.")
     var idTokenAlgorithm = "ES256"
 
+    @Option(name: .customLong("bi-invoke-url"),
+            help: "The BI-like IdP's invoke URL: /authorize sends the browser to <url>/bi-authenticate?request=<JWT>.")
+    var biInvokeURL = "io.github.passkey-agent:/invoke"
+
+    @Option(name: .customLong("bi-invocation"), help: "How BI /authorize hands over that URL: automatic (302) or manual (JSON).")
+    var biInvocation = "automatic"
+
+    @Option(name: .customLong("bi-rp-id"), help: "The RP ID of the BI realm's passkeys (origin https://<rp-id>).")
+    var biRpId = "bi.passkey.test"
+
+    @Option(name: .customLong("bi-deny-user"), help: "A BI username whose proofs get policy_denied (repeatable).")
+    var biDeniedUsers: [String] = []
+
+    @Option(name: .customLong("bi-transaction-lifetime"), help: "Seconds a BI request JWT can be proved (1 to 86400).")
+    var biTransactionLifetime = 300
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -91,10 +107,16 @@ struct PasskeyDevServer: AsyncParsableCommand {
         let oauth = OAuthConfiguration(clients: clients, accessTokenLifetime: .seconds(accessTokenLifetime),
                                        deviceCodeLifetime: .seconds(deviceCodeLifetime), deviceInterval: deviceInterval,
                                        idTokenAlgorithm: algorithm)
+        guard let invocation = BIConfiguration.Invocation(rawValue: biInvocation) else {
+            throw ValidationError("--bi-invocation must be automatic or manual")
+        }
+        guard (1...limit).contains(biTransactionLifetime) else { throw ValidationError("--bi-transaction-lifetime must be 1 to \(limit) seconds") }
+        let bi = BIConfiguration(invokeURL: biInvokeURL, invocation: invocation, rpId: biRpId, deniedUsers: Set(biDeniedUsers),
+                                 transactionLifetime: .seconds(biTransactionLifetime))
         let configuration = DevServerConfiguration(
             host: host, port: port, appId: appId, rpIds: rpIds.isEmpty ? ["localhost"] : rpIds, origins: origins,
             dataDirectory: dataDirectory, sessionLifetime: .seconds(sessionTTL),
-            signInUserVerification: userVerification, handlesTerminationSignals: true, oauth: oauth,
+            signInUserVerification: userVerification, handlesTerminationSignals: true, oauth: oauth, bi: bi,
             logger: DevServer.standardErrorLogger(level: level))
         let server: RunningDevServer
         do { server = try await DevServer.start(configuration) } catch {

@@ -10,6 +10,8 @@ package struct AuthorizationRequest: Sendable {
     let nonce: String?
     package let codeChallenge: String
     let loginHint: String?
+    /// An external IdP to send the person to (Okta's `idp=`), checked by the route.
+    let idp: String?
 
     /// Why a request is refused: before the redirect URI is trusted, a page
     /// for the person at the browser; after, an error sent back to the client.
@@ -77,6 +79,7 @@ package struct AuthorizationRequest: Sendable {
             throw refuse("login_required", "prompt=none: the devserver keeps no browser session, so a user must sign in.")
         }
         return AuthorizationRequest(client: client, redirectURI: redirectURI, state: sentState, scopes: scopes,
-                                    nonce: fields["nonce"], codeChallenge: challenge, loginHint: fields["login_hint"])
+                                    nonce: fields["nonce"], codeChallenge: challenge, loginHint: fields["login_hint"],
+                                    idp: fields["idp"])
     }
 }

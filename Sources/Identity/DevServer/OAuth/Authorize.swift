@@ -10,6 +10,7 @@ extension OAuthServer {
         do { parsed = try AuthorizationRequest.parse(request.queryFields, clients: clients) } catch {
             return refusal(error)
         }
+        if let idp = parsed.idp { return await routeToIdP(idp, parsed) }
         let action = issuer + "/v1/authorize?" + (request.uri.query ?? "")
         let body = "<p>Client <b>\(HTMLPage.escape(parsed.client.clientId))</b> asks for "
             + "<b>\(HTMLPage.escape(parsed.scopes.joined(separator: " ")))</b>.</p>"
@@ -61,7 +62,7 @@ extension OAuthServer {
     }
 
     /// RFC 6749 §4.1.2.1 with RFC 9207's `iss`.
-    private func authorizationError(_ uri: String, _ error: String, _ description: String, state: String?) -> Response {
+    func authorizationError(_ uri: String, _ error: String, _ description: String, state: String?) -> Response {
         var items = [("error", error), ("error_description", description)]
         if let state { items.append(("state", state)) }
         items.append(("iss", issuer))

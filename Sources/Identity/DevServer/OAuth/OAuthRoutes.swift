@@ -17,6 +17,7 @@ enum OAuthRoutes {
         on(.post, base + "/v1/revoke") { await $0.revoke($1) }
         on(.get, base + "/v1/userinfo") { await $0.userInfo($1) }
         on(.post, base + "/v1/userinfo") { await $0.userInfo($1) }
+        on(.get, OAuthServer.idpCallbackPath) { await $0.idpCallback($1) }
         on(.get, "/activate") { await $0.activatePage($1) }
         on(.post, "/activate") { await $0.activateDecision($1) }
     }

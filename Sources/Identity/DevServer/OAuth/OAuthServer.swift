@@ -14,6 +14,9 @@ struct OAuthServer: Sendable {
     /// The passwordless side: verify tokens, users' aliases.
     let api: DevServerAPI
     let configuration: OAuthConfiguration
+    /// The external IdP `idp=0oa-bi-dev` routes to, and the logins waiting for it.
+    let externalIdP: BIServer
+    let idpLogins = IdPLogins()
 
     var now: Date { api.now }
     /// `http://127.0.0.1:PORT/oauth2/default`, known once the port is bound.
