@@ -91,6 +91,9 @@ let package = Package(
         // device grant, ID-token validation (jwt-kit: no hand-written JOSE), revocation.
         .target(name: "OpenID", dependencies: ["Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
                                                nio, nioPosix, nioHTTP1], path: "Sources/Identity/OpenID"),
+        // Beyond Identity invoke URLs (issue 12): URL shapes, the request JWT verified against its
+        // trusted `jku` (jwt-kit through OpenID's key choice), the proof and passkey binding calls.
+        .target(name: "BeyondIdentity", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", jwtKit], path: "Sources/Identity/BeyondIdentity"),
         .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
@@ -165,6 +168,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["OpenID", "Tokens", "HTTPTransport", "TestSupport", "Harness", jwtKit, crypto, cryptoExtras]),
+        .testTarget(name: "BeyondIdentityTests", dependencies: ["BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "FIDO", "VirtualAuthenticator", crypto]),
     ]
 )

@@ -3,23 +3,27 @@ import FoundationEssentials
 /// A JWS in compact serialisation (RFC 7515 §7.1) taken apart far enough to
 /// decide, before any key is touched, whether it may be verified at all: its
 /// header's `alg` and `kid`, and its payload bytes. The signature itself is
-/// jwt-kit's to check.
-struct CompactJWS: Sendable {
-    var header: Header
-    var payload: [UInt8]
-    var signature: [UInt8]
+/// jwt-kit's to check. Public for BeyondIdentity, whose request JWTs are
+/// taken apart the same way.
+public struct CompactJWS: Sendable {
+    public var header: Header
+    public var payload: [UInt8]
+    public var signature: [UInt8]
 
     /// No ID token comes near this; a larger one is refused unread.
-    static let limit = 64 << 10
+    public static let limit = 64 << 10
 
-    struct Header: Decodable, Sendable {
-        var alg: String
-        var kid: String?
+    public struct Header: Decodable, Sendable {
+        public var alg: String
+        public var kid: String?
+        /// The URL of the signer's JWKS (RFC 7515 §4.1.2): ID tokens ignore
+        /// it; a Beyond Identity request JWT names its key set with it.
+        public var jku: String?
         /// Extensions the verifier must understand (RFC 7515 §4.1.11): we understand none.
-        var crit: [String]?
+        public var crit: [String]?
     }
 
-    init(_ token: String) throws(OpenIDError) {
+    public init(_ token: String) throws(OpenIDError) {
         guard token.utf8.count <= Self.limit else { throw .idToken(.malformed("it is longer than \(Self.limit) bytes")) }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {

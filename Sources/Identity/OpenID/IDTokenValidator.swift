@@ -78,8 +78,9 @@ public struct IDTokenValidator: Sendable {
         throw .idToken(.badSignature)
     }
 
-    /// jwt-kit's verdict with exactly this key and algorithm.
-    private static func signatureVerifies(_ idToken: String, key: JSONWebKeySet.Key, alg: String) async -> Bool {
+    /// jwt-kit's verdict with exactly this key and algorithm. Public for
+    /// BeyondIdentity's request JWTs, whose key is chosen the same way.
+    public static func signatureVerifies(_ idToken: String, key: JSONWebKeySet.Key, alg: String) async -> Bool {
         var jwk = key.jwk
         jwk.algorithm = JWK.Algorithm(rawValue: alg)
         // The collection's only key is its default, whatever the header's kid.
