@@ -9,6 +9,11 @@ It does what a person does on the provider's pages, over plain HTTP:
                                          address instead of visiting it (the
                                          "browser on another machine": the
                                          test pastes it).
+  consent_browser.py --follow URL        follow the provider's redirects (an
+                                         IdP routed by `idp=`) until one leaves
+                                         the web for an app's URL scheme, and
+                                         hand that to the scheme handler's
+                                         command, `$PASSKEY_PROGRAM invoke URL`.
   consent_browser.py --activate URL      the device flow: open the
                                          verification_uri_complete page and
                                          approve the user code on it.
@@ -67,8 +72,30 @@ def consent(url):
     return location
 
 
+def follow(url):
+    import subprocess
+    for _ in range(10):
+        status, headers, _ = fetch(url)
+        location = headers.get("Location") if headers else None
+        if status not in (301, 302, 303, 307) or not location:
+            log(f"follow: HTTP {status} without a redirect")
+            sys.exit(1)
+        location = urllib.parse.urljoin(url, location)
+        if not location.startswith(("http://", "https://")):
+            log("follow: handing over an app URL")
+            handler = subprocess.run([os.environ["PASSKEY_PROGRAM"], "invoke", location], capture_output=True, text=True)
+            log(f"invoke: exit {handler.returncode}: {handler.stdout.strip()} {handler.stderr.strip()}")
+            sys.exit(handler.returncode)
+        url = location
+    log("follow: too many redirects")
+    sys.exit(1)
+
+
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--follow":
+        follow(args[1])
+        return
     if args and args[0] == "--activate":
         url = args[1]
         status, _, _ = fetch(url)

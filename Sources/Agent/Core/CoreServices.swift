@@ -47,6 +47,7 @@ public final class CoreServices: Sendable {
         registerVault(into: &table)
         registerTokens(into: &table)
         registerLogin(into: &table)
+        registerInvoke(into: &table)
     }
 
     /// The HTTP client, made on first use: `passkey status` should not pay for one.

@@ -22,7 +22,8 @@ public enum AnswerWait: Sendable, Equatable {
             self = .nothing
         case TokenGetMethod.name, TokenPutMethod.name, TokenListMethod.name, TokenDeleteMethod.name,
              VaultStatusMethod.name, VaultRemoveSlotMethod.name, DevicesListMethod.name,
-             LoginBeginMethod.name, LoginCompleteMethod.name, LoginCancelMethod.name, LogoutMethod.name:
+             LoginBeginMethod.name, LoginCompleteMethod.name, LoginCancelMethod.name, LogoutMethod.name,
+             InvokeCheckMethod.name:
             self = .machine
         default:
             self = .person

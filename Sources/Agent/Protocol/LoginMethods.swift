@@ -42,6 +42,10 @@ public enum LoginBeginMethod: AgentMethod {
         public var display: Bool?
         /// A fixed loopback port for the redirect (for `ssh -L`); 0 or absent: any.
         public var port: Int?
+        /// A private-use-scheme redirect URI (`com.example.app:/callback`,
+        /// RFC 8252 §7.1) instead of the loopback listener: the redirect then
+        /// arrives through the URL-scheme handler (`invoke`) or a paste.
+        public var redirectURI: String?
         /// Extra authorization-request parameters, e.g. `login_hint`, `idp`, `prompt`.
         public var extra: [String: String]?
         /// Replace the account's tokens even if the provider signs in another subject.
@@ -50,8 +54,8 @@ public enum LoginBeginMethod: AgentMethod {
         public var timeout: Int?
 
         public init(account: String, issuer: String? = nil, clientId: String? = nil, clientSecret: String? = nil, scopes: [String]? = nil,
-                    flow: LoginFlow? = nil, display: Bool? = nil, port: Int? = nil, extra: [String: String]? = nil,
-                    force: Bool? = nil, timeout: Int? = nil) {
+                    flow: LoginFlow? = nil, display: Bool? = nil, port: Int? = nil, redirectURI: String? = nil,
+                    extra: [String: String]? = nil, force: Bool? = nil, timeout: Int? = nil) {
             self.account = account
             self.issuer = issuer
             self.clientId = clientId
@@ -60,6 +64,7 @@ public enum LoginBeginMethod: AgentMethod {
             self.flow = flow
             self.display = display
             self.port = port
+            self.redirectURI = redirectURI
             self.extra = extra
             self.force = force
             self.timeout = timeout

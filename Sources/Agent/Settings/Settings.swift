@@ -16,6 +16,9 @@ import FoundationEssentials
 ///
 /// [agent]
 /// idle-timeout = 900           # seconds before the vault locks itself
+///
+/// [invoke]
+/// trusted-hosts = ["auth-us.beyondidentity.com"]   # whose request JWTs `passkey invoke` accepts
 /// ```
 public struct Settings: Sendable, Equatable {
     public struct Device: Sendable, Equatable {
@@ -34,9 +37,17 @@ public struct Settings: Sendable, Equatable {
         public var idleTimeoutSeconds: Int?
     }
 
+    /// `passkey invoke`: the hosts (`host` or `host:port`) a request JWT's
+    /// key set (`jku`) may come from. None by default: nothing is trusted
+    /// until the person says so.
+    public struct Invoke: Sendable, Equatable {
+        public var trustedHosts: [String] = []
+    }
+
     public var device = Device()
     public var passwordless = Passwordless()
     public var agent = Agent()
+    public var invoke = Invoke()
 
     public init() {}
 
@@ -48,6 +59,9 @@ public struct Settings: Sendable, Equatable {
         passwordless.rpId = document.string("passwordless", "rp-id") ?? document.string("passwordless", "rpId")
         passwordless.origin = document.string("passwordless", "origin")
         agent.idleTimeoutSeconds = document.integer("agent", "idle-timeout").flatMap { $0 >= 0 ? $0 : nil }
+        if case .array(let hosts)? = document["invoke", "trusted-hosts"] {
+            invoke.trustedHosts = hosts.compactMap { if case .string(let host) = $0, !host.isEmpty { return host } else { return nil } }
+        }
     }
 
     /// Reads config.toml; a missing file means defaults, a broken one is an error naming the line.

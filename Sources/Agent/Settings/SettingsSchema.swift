@@ -5,10 +5,13 @@ enum SettingsSchema {
     enum Kind: String {
         case string = "a string"
         case integer = "an integer"
+        case strings = "an array of strings"
 
         func accepts(_ value: TOMLDocument.Value) -> Bool {
             switch (self, value) {
             case (.string, .string), (.integer, .integer): return true
+            case (.strings, .array(let values)):
+                return values.allSatisfy { if case .string = $0 { return true } else { return false } }
             default: return false
             }
         }
@@ -19,6 +22,7 @@ enum SettingsSchema {
         "passwordless": ["api-url": .string, "apiUrl": .string, "api-key": .string, "apiKey": .string,
                          "rp-id": .string, "rpId": .string, "origin": .string],
         "agent": ["idle-timeout": .integer],
+        "invoke": ["trusted-hosts": .strings],
     ]
 
     /// What is wrong with `document` that does not stop it being used:

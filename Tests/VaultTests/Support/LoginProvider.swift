@@ -10,6 +10,8 @@ final class LoginProvider: @unchecked Sendable {
     let process: RunningProcess
     /// The form field that names the user on the consent page.
     let consentField: String
+    /// The devserver's secret API key (its backend and admin calls).
+    var apiSecret: String?
     private let directory: String
 
     /// `passkey-devserver` with `arguments` added (e.g. `--access-token-lifetime 5`).
@@ -21,8 +23,10 @@ final class LoginProvider: @unchecked Sendable {
               let apiURL = object["apiUrl"] as? String, let url = URL(string: apiURL), let port = url.port else {
             throw TestFailure("the devserver's start-up line has no apiUrl: \(line)")
         }
-        return LoginProvider(issuer: "http://127.0.0.1:\(port)/oauth2/default", process: server.process,
-                             consentField: "user", directory: directory)
+        let provider = LoginProvider(issuer: "http://127.0.0.1:\(port)/oauth2/default", process: server.process,
+                                     consentField: "user", directory: directory)
+        provider.apiSecret = object["apiSecret"] as? String
+        return provider
     }
 
     /// oidc-provider-mock 0.3.4 from the interop virtual environment (scripts/test installs it).
@@ -68,6 +72,46 @@ final class LoginProvider: @unchecked Sendable {
         environment["CONSENT_FIELD"] = consentField
         return try ProcessResult.run("/usr/bin/env", ["python3", Self.consentScript] + arguments, standardInput: nil,
                                      environment: environment, scratch: scratch, timeout: 60)
+    }
+
+    /// The devserver origin (`http://127.0.0.1:PORT`).
+    var origin: String { issuer.hasSuffix("/oauth2/default") ? String(issuer.dropLast("/oauth2/default".count)) : issuer }
+
+    /// An admin call of the devserver's BI-like IdP (`ApiSecret` header), as
+    /// an application's backend makes it: a JSON POST, its JSON answer.
+    func adminPOST(_ path: String, _ body: String, scratch: String) throws -> [String: Any] {
+        let script = """
+        import json, sys, urllib.request
+        request = urllib.request.Request(sys.argv[1], data=sys.argv[2].encode(), method="POST",
+                                         headers={"Content-Type": "application/json", "ApiSecret": sys.argv[3]})
+        print(urllib.request.urlopen(request, timeout=15).read().decode())
+        """
+        let result = try ProcessResult.run("/usr/bin/env", ["python3", "-c", script, origin + path, body, apiSecret ?? ""],
+                                           standardInput: nil, environment: ProcessInfo.processInfo.environment,
+                                           scratch: scratch, timeout: 60)
+        guard result.status == 0,
+              let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] else {
+            throw TestFailure("POST \(path) failed: \(result.standardError)")
+        }
+        return object
+    }
+
+    /// A plain GET that does not follow redirects: its `Location`.
+    func location(of url: String, scratch: String) throws -> String {
+        let script = """
+        import sys, urllib.request
+        class Stop(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs): return None
+        try:
+            urllib.request.build_opener(Stop).open(sys.argv[1], timeout=15)
+        except urllib.error.HTTPError as error:
+            print(error.headers.get("Location", ""))
+        """
+        let result = try ProcessResult.run("/usr/bin/env", ["python3", "-c", script, url], standardInput: nil,
+                                           environment: ProcessInfo.processInfo.environment, scratch: scratch, timeout: 60)
+        let location = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !location.isEmpty else { throw TestFailure("GET \(url) did not redirect: \(result.standardError)") }
+        return location
     }
 
     private static func accepts(_ port: Int) -> Bool {

@@ -1,4 +1,5 @@
 import AgentProtocol
+import BeyondIdentity
 import FIDO
 import HTTPTransport
 import OpenID
@@ -30,6 +31,7 @@ extension AgentError {
         case let error as VaultError: self.init(vault: error)
         case let error as TokenError: self.init(token: error)
         case let error as OpenIDError: self.init(openID: error)
+        case let error as InvokeError: self.init(invoke: error)
         case let error as AccountSettingsError: self.init(.invalidInput, error.description)
         case let error as SettingsError: self.init(.invalidInput, error.description)
         case let error as VirtualAuthenticatorError: self.init(.deviceUnavailable, error.description)

@@ -38,6 +38,7 @@ extension CoreServices {
         guard (1...1800).contains(timeout) else { throw AgentError(.invalidParams, "`timeout` is 1 to 1800 seconds") }
         let port = params.port ?? 0
         guard (0...65535).contains(port) else { throw AgentError(.invalidParams, "`port` is 0 (any) to 65535") }
+        let privateRedirect = try params.redirectURI.map(Self.checkPrivateUseRedirect)
 
         if let secret = params.clientSecret {
             guard (1...1024).contains(secret.utf8.count), !secret.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
@@ -84,14 +85,17 @@ extension CoreServices {
             // the state before the request knows the listener's port: 32 random
             // octets in base64url, made as a PKCE verifier is.
             let state = PKCE().verifier
-            let listener = try await CallbackListener.start(expectedState: state, port: port)
-            let request = AuthorizationRequest(redirectURI: listener.redirectURI, state: state, nonce: PKCE().verifier, pkce: PKCE())
+            // A private-use scheme redirect comes back through the scheme
+            // handler (`invoke`), so no listener is needed then.
+            let listener = try await privateRedirect == nil ? CallbackListener.start(expectedState: state, port: port) : nil
+            let redirectURI = privateRedirect ?? listener?.redirectURI ?? ""
+            let request = AuthorizationRequest(redirectURI: redirectURI, state: state, nonce: PKCE().verifier, pkce: PKCE())
             let url = request.url(metadata: metadata, clientId: clientId, scopes: scopes, extra: extra)
             let started = LoginStarted(account: account, issuer: issuer, flow: flow, authorizationURL: url,
-                                       redirectURI: listener.redirectURI, expiresAt: deadline)
+                                       redirectURI: redirectURI, expiresAt: deadline)
             login = PendingLogin(account: account, started: started, request: request, metadata: metadata, pastes: pasteInput)
             login.start { [self] in
-                defer { listener.close() }
+                defer { listener?.close() }
                 return try await self.finish(plan, login: login) {
                     let code = try await Self.firstRedirect(listener: listener, pastes: pastes, request: request, metadata: metadata)
                     return (try await client.exchange(code: code, request: request), nonce: request.nonce)
@@ -120,13 +124,16 @@ extension CoreServices {
     }
 
     /// The code from whichever comes first: the browser's callback on the
-    /// loopback listener, or a redirect URL pasted through `login.complete`.
-    static func firstRedirect(listener: CallbackListener, pastes: AsyncStream<Result<String, OpenIDError>>,
+    /// loopback listener (when there is one), or a redirect URL handed over
+    /// through `login.complete` or the scheme handler.
+    static func firstRedirect(listener: CallbackListener?, pastes: AsyncStream<Result<String, OpenIDError>>,
                               request: AuthorizationRequest, metadata: ProviderMetadata) async throws -> String {
         try await withThrowingTaskGroup(of: String.self) { group in
-            group.addTask {
-                let url = try await listener.callback()
-                return try request.code(fromRedirect: url, metadata: metadata)
+            if let listener {
+                group.addTask {
+                    let url = try await listener.callback()
+                    return try request.code(fromRedirect: url, metadata: metadata)
+                }
             }
             group.addTask {
                 for await pasted in pastes { return try pasted.get() }
@@ -136,6 +143,24 @@ extension CoreServices {
             guard let code = try await group.next() else { throw CancellationError() }
             return code
         }
+    }
+
+    /// RFC 8252 §7.1: a private-use scheme in reverse domain-name form
+    /// (`com.example.app:/callback`): a scheme with a dot, never http(s) —
+    /// an https redirect would be a web page that could collect the code.
+    static func checkPrivateUseRedirect(_ uri: String) throws(AgentError) -> String {
+        guard uri.utf8.count <= 2048, let colon = uri.firstIndex(of: ":") else {
+            throw AgentError(.invalidInput, "--redirect-uri must be a private-use scheme URI such as com.example.app:/callback")
+        }
+        let scheme = uri[..<colon].lowercased()
+        guard scheme.contains("."), scheme.first?.isLetter == true,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }),
+              !uri.contains("#"), !uri.contains("?"),
+              !uri.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f }) else {
+            throw AgentError(.invalidInput, "--redirect-uri must be a private-use scheme in reverse domain-name form "
+                             + "(RFC 8252 §7.1), such as com.example.app:/callback, without a query or fragment")
+        }
+        return uri
     }
 
     static func checkScopes(_ scopes: [String]) throws(AgentError) {

@@ -21,6 +21,18 @@ final class LoginSessions: Sendable {
         pending.withLock { $0[account] }
     }
 
+    /// The logins in flight whose redirect URI `url` is (a query after it at
+    /// most): which of them it belongs to, its `state` decides.
+    func logins(awaiting url: String) -> [PendingLogin] {
+        pending.withLock { logins in
+            logins.values.filter { login in
+                guard let redirect = login.started.redirectURI, !redirect.isEmpty, url.hasPrefix(redirect) else { return false }
+                let rest = url.dropFirst(redirect.count)
+                return rest.isEmpty || rest.hasPrefix("?")
+            }.sorted { $0.account < $1.account }
+        }
+    }
+
     /// Forgets `login` if it is still the account's (a newer one may have replaced it).
     func remove(_ login: PendingLogin) {
         pending.withLock { logins in

@@ -47,6 +47,8 @@ struct LoginCommand: Verb {
     var flow: LoginFlow?
     @Option(help: "A fixed loopback port for the redirect (e.g. for `ssh -L PORT:127.0.0.1:PORT`).")
     var port: Int?
+    @Option(help: "A private-use-scheme redirect URI registered for the client (e.g. com.example.app:/callback), instead of the 127.0.0.1 listener: the browser hands it to `passkey invoke` (see `passkey install-handler`).")
+    var redirectURI: String?
     @Flag(help: "Print the address instead of starting a browser.")
     var noBrowser = false
     @Option(help: "Who is signing in, as a hint to the provider (login_hint).")
@@ -94,7 +96,7 @@ struct LoginCommand: Verb {
         let scopeList = scopes.flatMap { $0.split(separator: " ").map(String.init) }
         let params = LoginBeginMethod.Params(
             account: account, issuer: issuer, clientId: clientId, clientSecret: clientSecret, scopes: scopeList.isEmpty ? nil : scopeList, flow: flow,
-            display: BrowserLauncher.hasDisplay(environment) && !noBrowser, port: port,
+            display: BrowserLauncher.hasDisplay(environment) && !noBrowser, port: port, redirectURI: redirectURI,
             extra: extra.isEmpty ? nil : extra, force: force ? true : nil, timeout: timeout)
         let started = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
             try await backend.call(LoginBeginMethod.self, params, interaction: interaction)

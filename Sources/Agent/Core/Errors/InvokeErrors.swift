@@ -1,0 +1,28 @@
+import AgentProtocol
+import BeyondIdentity
+
+/// `passkey invoke` failures as the protocol's error kinds, each with the
+/// code a script (or a Beyond Identity SDK user) knows it by in `errorCode`.
+extension AgentError {
+    init(invoke error: InvokeError) {
+        let message = error.description
+        let code = error.errorCode.map { ["errorCode": JSONValue.string($0)] } ?? [:]
+        switch error {
+        case .invalidURL, .malformedRequest, .stateMismatch:
+            self.init(.invalidInput, message, details: code)
+        case .untrustedJWKSHost, .badSignature, .unknownKey, .algorithmNotAllowed, .wrongIssuer, .wrongVerb:
+            // A request that fails verification is refused, never followed.
+            self.init(.denied, message, details: code)
+        case .requestExpired, .requestNotYetValid, .transactionExpired:
+            self.init(.timeout, message, details: code)
+        case .credentialNotFound:
+            self.init(.noCredentials, message, details: code)
+        case .policyDenied, .transactionUsed, .server, .redirectMismatch, .bindingFailed:
+            self.init(.serverError, message, details: code)
+        case .network:
+            self.init(.networkError, message)
+        case .cancelled:
+            self.init(.cancelled, message)
+        }
+    }
+}

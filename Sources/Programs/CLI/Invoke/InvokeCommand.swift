@@ -1,0 +1,83 @@
+import AgentProtocol
+import ArgumentParser
+import StandardError
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `passkey invoke URL`: the URL-scheme handler's command (Config/passkey-invoke.desktop
+/// runs `passkey invoke %u`). It hands the URL to the agent, where the login
+/// it belongs to waits, and says what happened.
+struct InvokeCommand: Verb {
+    static let configuration = CommandConfiguration(
+        commandName: "invoke",
+        abstract: "Finish what an invoke URL asks: a passkey sign-in, a passkey binding, or a login's redirect.",
+        discussion: """
+        Authenticate URLs (…/bi-authenticate?request=<JWT>, Beyond Identity's shape): the \
+        request JWT is checked first — its key set only from a host in config.toml's \
+        [invoke] trusted-hosts, its signature, expiry, issuer and verb — and the \
+        application and the request's origin are shown before the key is touched. Then \
+        the passkey signs the identity provider's challenge, and the redirect chain is \
+        followed to the `passkey login` waiting for it, which stores the tokens.
+
+        Binding URLs and links (…/bind?…, …/credential-binding-jobs/…:invokeAuthenticator): \
+        a discoverable passkey is made on the key for the identity provider.
+
+        A login's redirect to a private-use scheme (`passkey login --redirect-uri \
+        com.example.app:/callback`) is handed to that login; a URL that belongs to no \
+        login in progress is refused. --check only says what kind of URL it is (exit 0) \
+        or that it is none (exit 1).
+        """)
+
+    @Argument(help: "The URL the browser handed over.")
+    var url: String
+    @Flag(help: "Only say whether this is an invoke URL, and which kind (exit status 0 or 1).")
+    var check = false
+    @Option(help: "The passkey (credential id, base64url) to use when the key holds several for the site.")
+    var passkeyId: String?
+    @OptionGroup var deviceOptions: DeviceOptions
+    @OptionGroup var pinOptions: PINOptions
+    @OptionGroup var runOptions: RunOptions
+
+    func execute(on backend: Backend) async throws(AgentError) {
+        let interaction = TerminalInteraction(pins: pinOptions.source)
+        let shape = try await backend.call(InvokeCheckMethod.self, .init(url: url, verify: !check && isAuthenticate(url)),
+                                           interaction: interaction)
+        if check {
+            if runOptions.json { Output.json(shape) } else { Output.line(Self.describe(shape)) }
+            // Exit status 1, as a test (`if passkey invoke --check "$url"`) reads it.
+            if shape.kind == nil { Glibc.exit(1) }
+            return
+        }
+        if shape.kind == .authenticate {
+            StandardError.writeLine("\(shape.application ?? "An application") asks you to sign in with your passkey "
+                                    + "(request from \(shape.requestIP ?? "an unknown address")"
+                                    + "\(shape.requestUserAgent.map { ", \($0)" } ?? "")). If you did not start this, "
+                                    + "do not touch your key: press Ctrl-C.")
+        }
+        let pin = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
+        let result = try await backend.call(
+            InvokeMethod.self,
+            .init(url: url, device: deviceOptions.choice, passkeyId: passkeyId, pin: pin, interactive: interaction.canAnswer),
+            interaction: interaction)
+        if runOptions.json { Output.json(result); return }
+        switch result.kind {
+        case .authenticate, .redirect:
+            Output.line("Done: the login of \"\(result.account ?? "?")\" is finishing in the agent.")
+        case .bind:
+            let passkey = result.passkey
+            Output.line("Bound a passkey for \(passkey?.displayName ?? passkey?.username ?? "the identity"): \(passkey?.passkeyId ?? "?")")
+        }
+    }
+
+    private func isAuthenticate(_ url: String) -> Bool { url.contains("/bi-authenticate?") }
+
+    static func describe(_ shape: InvokeCheck) -> String {
+        switch shape.kind {
+        case .authenticate?: return "an authenticate URL (a passkey sign-in)"
+        case .bind?: return "a bind URL (makes a passkey)"
+        case .redirect?: return "the redirect of the login of \"\(shape.account ?? "?")\""
+        case nil: return "not an invoke URL"
+        }
+    }
+}
