@@ -22,6 +22,8 @@ extension FuzzTarget {
                 Seed("redirect-loopback-v6", text: "http://[::1]:8080/callback"),
                 Seed("redirect-userinfo", text: "http://127.0.0.1@evil.example/callback"),
                 Seed("redirect-private-use", text: "com.example.app:/callback"),
+                Seed("bi-basic", text: "Basic Ymktb2t0YTpiaS1va3RhLXNlY3JldA=="),
+                Seed("bi-prove-path", text: "/bi/v1/tenants/t1/realms/r1/transactions/0a1b/prove"),
             ]
         },
         run: { bytes in
@@ -38,6 +40,13 @@ extension FuzzTarget {
             }
             try expect((RedirectURI.registrationProblem(text) == nil) == (RedirectURI(registered: text) != nil),
                        "registration check and registration disagree on \(text.debugDescription)")
+            // The BI-like IdP's client_secret_basic header and path segments.
+            if let (id, secret) = BIWire.basicCredentials(text) {
+                try expect(id.utf8.count + secret.utf8.count <= 1024, "Basic credentials longer than their header")
+            }
+            if let segment = BIWire.pathSegment(text, after: "/bi/v1/tenants/t1/realms/r1/transactions/", before: "/prove") {
+                try expect(!segment.isEmpty && !segment.contains("/"), "path segment \(segment.debugDescription) is empty or has a slash")
+            }
             let clients = OAuthClients([])
             if let request = try? AuthorizationRequest.parse({ () throws(FormFields.Problem) in try FormFields(parsing: bytes) },
                                                              clients: clients) {

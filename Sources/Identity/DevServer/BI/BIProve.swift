@@ -67,10 +67,6 @@ extension BIServer {
     /// The one path segment between `prefix` and `suffix` (`suffix` "" for
     /// the last one); nil when the path has another shape.
     static func pathSegment(_ request: Request, after prefix: String, before suffix: String) -> String? {
-        let path = request.uri.path
-        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.utf8.count >= prefix.utf8.count + suffix.utf8.count else { return nil }
-        let segment = path.dropFirst(prefix.count).dropLast(suffix.count)
-        guard !segment.isEmpty, !segment.contains("/") else { return nil }
-        return String(segment)
+        BIWire.pathSegment(request.uri.path, after: prefix, before: suffix)
     }
 }

@@ -68,10 +68,7 @@ extension BIServer {
     static func clientSecret(_ request: Request, _ fields: FormFields) throws(OAuthError) -> String {
         if let authorization = request.headers[.authorization] {
             guard fields["client_secret"] == nil else { throw .invalidRequest("Use one client authentication method, not two.") }
-            guard authorization.hasPrefix("Basic "), authorization.utf8.count <= 1024,
-                  let decoded = Data(base64Encoded: String(authorization.dropFirst(6))),
-                  let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
-                  let id = FormFields.decode(text[..<colon]), let secret = FormFields.decode(text[text.index(after: colon)...]) else {
+            guard let (id, secret) = BIWire.basicCredentials(authorization) else {
                 throw .invalidClient("The Authorization header is not HTTP Basic with client id and secret.")
             }
             guard id == clientId, fields["client_id"] == nil || fields["client_id"] == clientId else {
