@@ -161,3 +161,30 @@ final class KeySetCache: Sendable {
         }
     }
 }
+
+/// The parsers of `verify` without the network or the signature, for the
+/// fuzz target only: what they accept is NOT verified.
+@_spi(Fuzzing) public enum RequestParsing {
+    /// The request a payload would make, had its signature verified.
+    public static func request(payload: [UInt8]) throws(InvokeError) -> AuthenticateRequest {
+        try RequestClaims.decode(payload).request()
+    }
+
+    /// The header a request JWT would be verified with: `alg`, `kid`, `jku`.
+    public static func header(_ token: String) -> (alg: String, kid: String?, jku: String?, payload: [UInt8])? {
+        guard let jws = try? CompactJWS(token) else { return nil }
+        return (jws.header.alg, jws.header.kid, jws.header.jku, jws.payload)
+    }
+
+    /// Whether `jku` may be fetched when `trustedHosts` are trusted.
+    public static func isTrusted(_ jku: String, trustedHosts: [String]) -> Bool {
+        (try? RequestVerifier(trustedHosts: trustedHosts, transport: sharedTransport).checkTrusted(jku)) != nil
+    }
+
+    /// Whether a prove answer's redirect would be accepted.
+    public static func acceptsRedirect(_ redirect: String, to redirectURI: String, state: String) -> Bool {
+        (try? BIClient.checkRedirect(redirect, to: redirectURI, state: state)) != nil
+    }
+
+    private static let sharedTransport = HTTPTransport()
+}
