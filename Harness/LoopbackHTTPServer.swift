@@ -9,7 +9,7 @@ import Glibc
 /// 256 KiB in all), which the `answer` closure answers with a status, headers
 /// and a body, then `Connection: close`. The OpenID tests build whole
 /// providers on it (discovery, JWKS, token, device and revocation
-/// endpoints); `LoopbackFormServer` is the POST-only form of the same idea.
+/// endpoints); `LoopbackFormServer` is its form-POST-only face.
 ///
 /// Plain POSIX sockets, each connection on a thread of its own.
 public final class LoopbackHTTPServer: Sendable {
@@ -28,12 +28,12 @@ public final class LoopbackHTTPServer: Sendable {
         }
 
         /// The body as form fields (percent-decoded, `+` a space).
-        public var form: [String: String] { LoopbackFormServer.formFields(String(decoding: body, as: UTF8.self)) }
+        public var form: [String: String] { LoopbackHTTPServer.formFields(String(decoding: body, as: UTF8.self)) }
 
         /// The query as fields.
         public var query: [String: String] {
             guard let mark = target.firstIndex(of: "?") else { return [:] }
-            return LoopbackFormServer.formFields(String(target[target.index(after: mark)...]))
+            return LoopbackHTTPServer.formFields(String(target[target.index(after: mark)...]))
         }
     }
 
@@ -98,7 +98,6 @@ public final class LoopbackHTTPServer: Sendable {
     deinit { stop() }
 
     /// `a=b&c=d` as fields, percent-decoded (`+` a space): a query or a form body.
-    public static func formFields(_ text: String) -> [String: String] { LoopbackFormServer.formFields(text) }
 
     /// `http://127.0.0.1:PORT` + `path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
@@ -144,7 +143,8 @@ public final class LoopbackHTTPServer: Sendable {
             guard n > 0 else { return nil }
             received += chunk[0..<n]
         }
-        guard var (request, bodyStart, length) = parsed, received.count >= bodyStart + length else { return nil }
+        guard let (head, bodyStart, length) = parsed, received.count >= bodyStart + length else { return nil }
+        var request = head
         request.body = Array(received[bodyStart..<(bodyStart + length)])
         return request
     }
@@ -173,5 +173,32 @@ public final class LoopbackHTTPServer: Sendable {
             return index + 4
         }
         return nil
+    }
+
+    /// `a=b&c=d`, percent-decoded (`+` is a space).
+    public static func formFields(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            fields[percentDecoded(parts[0])] = parts.count > 1 ? percentDecoded(parts[1]) : ""
+        }
+        return fields
+    }
+
+    private static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), utf8.count >= 2,
+                      let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
