@@ -36,7 +36,7 @@ struct InstallHandlerCommand: ParsableCommand {
         let path = directory + "/" + InvokeHandlerFile.name
         if uninstall {
             guard unlink(path) == 0 || errno == ENOENT else { throw ValidationError("cannot remove \(path): \(String(cString: strerror(errno)))") }
-            _ = Self.runQuietly(["update-desktop-database", directory])
+            _ = HelperProgram.run(["update-desktop-database", directory])
             print("Removed \(path).")
             return
         }
@@ -47,13 +47,13 @@ struct InstallHandlerCommand: ParsableCommand {
         fclose(file)
         print("Wrote \(path).")
         for scheme in schemes {
-            if Self.runQuietly(["xdg-mime", "default", InvokeHandlerFile.name, "x-scheme-handler/" + scheme]) {
+            if HelperProgram.run(["xdg-mime", "default", InvokeHandlerFile.name, "x-scheme-handler/" + scheme]) {
                 print("Links to \(scheme): now open with `passkey invoke`.")
             } else {
                 StandardError.writeLine("passkey: xdg-mime could not set the handler of \(scheme) (is xdg-utils installed?)")
             }
         }
-        if !Self.runQuietly(["update-desktop-database", directory]) {
+        if !HelperProgram.run(["update-desktop-database", directory]) {
             StandardError.writeLine("passkey: update-desktop-database did not run (desktop-file-utils); the handler works once your desktop rereads \(directory)")
         }
     }
@@ -65,23 +65,6 @@ struct InstallHandlerCommand: ParsableCommand {
             if mkdir(partial, 0o755) != 0 && errno != EEXIST { return false }
         }
         return true
-    }
-
-    /// Runs a helper program with its output discarded; whether it exited 0.
-    private static func runQuietly(_ words: [String]) -> Bool {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        guard posix_spawnp(&child, words[0], &actions, nil, argv, environ) == 0 else { return false }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        return status == 0
     }
 }
 
