@@ -76,9 +76,11 @@ let package = Package(
         // FIDO drives it; the virtual authenticator implements it, so neither imports the other.
         .target(name: "PacketDevice", path: "Sources/Devices/PacketDevice"),
         .target(name: "VirtualAuthenticator", dependencies: ["PacketDevice", "CBOR", "WebAuthn", "DecodingErrors", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
-        .target(name: "VirtualCard", dependencies: ["Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", crypto, logging], path: "Sources/Devices/VirtualCard"),
-        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "Interaction", "PacketDevice"], path: "Sources/Devices/FIDO"),
+        .target(name: "VirtualCard", dependencies: ["Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", "VirtualAuthenticator", crypto, logging], path: "Sources/Devices/VirtualCard"),
         .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"], path: "Sources/Devices/SmartCard"),
+        // FIDO2 keys through libfido2: USB (hidraw), the software authenticator through the I/O hooks, and
+        // NFC keys on PC/SC readers through libfido2's transport functions over SmartCard (issue 14).
+        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "Interaction", "PacketDevice", "SmartCard", "ISO7816"], path: "Sources/Devices/FIDO"),
         .target(name: "PIV", dependencies: ["SmartCard", "Hexadecimal", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
 
         // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
@@ -94,6 +96,9 @@ let package = Package(
         // Beyond Identity invoke URLs (issue 12): URL shapes, the request JWT verified against its
         // trusted `jku` (jwt-kit through OpenID's key choice), the proof and passkey binding calls.
         .target(name: "BeyondIdentity", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", jwtKit], path: "Sources/Identity/BeyondIdentity"),
+        // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
+        // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
+        .target(name: "OktaIDX", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
         .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
@@ -103,7 +108,7 @@ let package = Package(
         .target(name: "AgentProtocol", dependencies: ["BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
-                                                  "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity",
+                                                  "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX",
                                                   "PIV", "PIVWire", "SmartCard", "Hexadecimal"], path: "Sources/Agent/Core"),
         .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "Interaction", "CMalloc",
                                                     nio, nioPosix, logging], path: "Sources/Agent/Server"),
@@ -133,7 +138,7 @@ let package = Package(
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
         .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
-                                                   "ISO7816", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "DevServer", "Settings", "AgentProtocol",
+                                                   "ISO7816", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
         // Fuzz build: ASan's runtime, and lld (gold fails on this binary); scripts/fuzz
