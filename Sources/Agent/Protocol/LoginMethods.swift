@@ -17,6 +17,9 @@ public enum LoginFlow: String, Codable, Sendable, CaseIterable {
     case device
     /// As `browser`, but the person pastes the final redirect URL (SSH, a remote browser).
     case paste
+    /// Okta Identity Engine's remediation forms in the terminal, with the
+    /// security key for WebAuthn (IDXLoginMethods.swift): never chosen by `auto`.
+    case oktaIDX = "okta-idx"
 }
 
 /// `login.begin`: discovery, then the flow's first step. Answers at once
@@ -52,10 +55,19 @@ public enum LoginBeginMethod: AgentMethod {
         public var force: Bool?
         /// Seconds the login may take (default 300, at most 1800).
         public var timeout: Int?
+        /// okta-idx: the authenticator to use instead of the security key
+        /// (an option's label, or an authenticator's key such as `okta_password`).
+        public var authenticator: String?
+        /// okta-idx: the security key for its WebAuthn steps, its PIN, and
+        /// whether the client answers `pin`/`choose` prompts (as `webauthn.*`).
+        public var device: DeviceChoice?
+        public var pin: String?
+        public var interactive: Bool?
 
         public init(account: String, issuer: String? = nil, clientId: String? = nil, clientSecret: String? = nil, scopes: [String]? = nil,
                     flow: LoginFlow? = nil, display: Bool? = nil, port: Int? = nil, redirectURI: String? = nil,
-                    extra: [String: String]? = nil, force: Bool? = nil, timeout: Int? = nil) {
+                    extra: [String: String]? = nil, force: Bool? = nil, timeout: Int? = nil, authenticator: String? = nil,
+                    device: DeviceChoice? = nil, pin: String? = nil, interactive: Bool? = nil) {
             self.account = account
             self.issuer = issuer
             self.clientId = clientId
@@ -68,6 +80,10 @@ public enum LoginBeginMethod: AgentMethod {
             self.extra = extra
             self.force = force
             self.timeout = timeout
+            self.authenticator = authenticator
+            self.device = device
+            self.pin = pin
+            self.interactive = interactive
         }
     }
 }
@@ -88,9 +104,12 @@ public struct LoginStarted: Codable, Sendable, Equatable {
     public var verificationURIComplete: String?
     /// When the agent gives up on this login (seconds since 1970).
     public var expiresAt: Int64
+    /// okta-idx: the first step (a form to fill), or `done` already.
+    public var idx: IDXStep?
 
     public init(account: String, issuer: String, flow: LoginFlow, authorizationURL: String? = nil, redirectURI: String? = nil,
-                userCode: String? = nil, verificationURI: String? = nil, verificationURIComplete: String? = nil, expiresAt: Int64) {
+                userCode: String? = nil, verificationURI: String? = nil, verificationURIComplete: String? = nil, expiresAt: Int64,
+                idx: IDXStep? = nil) {
         self.account = account
         self.issuer = issuer
         self.flow = flow
@@ -100,6 +119,7 @@ public struct LoginStarted: Codable, Sendable, Equatable {
         self.verificationURI = verificationURI
         self.verificationURIComplete = verificationURIComplete
         self.expiresAt = expiresAt
+        self.idx = idx
     }
 }
 

@@ -42,6 +42,19 @@ public struct OpenIDClient: Sendable {
         return try tokenSet(from: answer)
     }
 
+    /// Okta Identity Engine's `interaction_code` grant (okta-bi.md §3.1):
+    /// the code IDX issued at the end of its remediations, with the PKCE
+    /// verifier whose challenge went to `/v1/interact`. Same endpoint, same
+    /// answer parser as `exchange(code:request:)`; the ID token is NOT
+    /// validated here.
+    public func exchange(interactionCode: String, pkce: PKCE) async throws(OpenIDError) -> TokenSet {
+        let answer = try await post(metadata.tokenEndpoint, [
+            ("grant_type", "interaction_code"), ("interaction_code", interactionCode),
+            ("client_id", clientId), ("code_verifier", pkce.verifier),
+        ])
+        return try tokenSet(from: answer)
+    }
+
     /// RFC 8628 §3.1: asks for a user code for `scopes` (`openid` first when left out).
     public func startDeviceAuthorization(scopes: [String]) async throws(OpenIDError) -> DeviceAuthorization {
         guard let url = metadata.deviceAuthorizationEndpoint else { throw .noDeviceEndpoint }

@@ -28,11 +28,22 @@ public struct WebAuthnOrigin: Sendable, Equatable {
         }
         host = hostPart.lowercased()
         guard !host.isEmpty else { throw .invalidOptions("origin \"\(text)\" has no host") }
-        // WebAuthn needs a secure context: https, or http on localhost for development.
-        guard scheme == "https" || (scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost"))) else {
-            throw .invalidOptions("origin \"\(text)\" must use https (http only on localhost)")
+        // WebAuthn needs a secure context: https, or http on this machine for
+        // development — localhost, or a loopback address, which Secure
+        // Contexts §3.2 counts as potentially trustworthy too (a devserver's
+        // Okta-like issuer is http://127.0.0.1:PORT, and IDX uses its origin).
+        guard scheme == "https" || (scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost") || Self.isLoopbackAddress(host))) else {
+            throw .invalidOptions("origin \"\(text)\" must use https (http only on localhost or a loopback address)")
         }
         serialization = scheme + "://" + authority.lowercased()
+    }
+
+    /// 127.0.0.0/8 in dotted decimal, or [::1].
+    static func isLoopbackAddress(_ host: String) -> Bool {
+        if host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets.first == "127"
+            && octets.allSatisfy { $0.count <= 3 && !$0.isEmpty && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }
     }
 
     /// The rpId to use: the given one if this origin may use it, else the host.

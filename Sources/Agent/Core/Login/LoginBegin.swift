@@ -1,5 +1,6 @@
 import AgentProtocol
 import FoundationEssentials
+import Interaction
 import OpenID
 import Settings
 import Tokens
@@ -14,7 +15,7 @@ extension CoreServices {
     static let reservedParameters: Set<String> = ["response_type", "client_id", "redirect_uri", "scope", "state", "nonce",
                                                   "code_challenge", "code_challenge_method"]
 
-    func beginLogin(_ params: LoginBeginMethod.Params) async throws -> LoginStarted {
+    func beginLogin(_ params: LoginBeginMethod.Params, interaction: any UserInteraction) async throws -> LoginStarted {
         let account = params.account
         try Self.checkAccount(account)
         let saved = try accounts.load(account)
@@ -38,7 +39,8 @@ extension CoreServices {
         guard (1...1800).contains(timeout) else { throw AgentError(.invalidParams, "`timeout` is 1 to 1800 seconds") }
         let port = params.port ?? 0
         guard (0...65535).contains(port) else { throw AgentError(.invalidParams, "`port` is 0 (any) to 65535") }
-        let privateRedirect = try params.redirectURI.map(Self.checkPrivateUseRedirect)
+        let idx = params.flow == .oktaIDX || (params.flow == nil && saved?.flow == LoginFlow.oktaIDX.rawValue)
+        let privateRedirect = idx ? nil : try params.redirectURI.map(Self.checkPrivateUseRedirect)
 
         if let secret = params.clientSecret {
             guard (1...1024).contains(secret.utf8.count), !secret.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
@@ -63,6 +65,9 @@ extension CoreServices {
         let plan = LoginPlan(account: account, issuer: issuer, clientId: clientId, clientSecret: clientSecret, scopes: scopes, flow: flow,
                              force: params.force == true, previousSubject: saved?.subject, provider: provider,
                              metadata: metadata, timeout: .seconds(timeout))
+        if flow == .oktaIDX {
+            return try await beginIDX(plan, params: params, interaction: interaction)
+        }
         let client = OpenIDClient(transport: http, metadata: metadata, clientId: clientId, clientSecret: clientSecret)
         let (pastes, pasteInput) = AsyncStream<Result<String, OpenIDError>>.makeStream()
 
@@ -80,6 +85,8 @@ extension CoreServices {
                     (try await client.pollDeviceToken(authorization), nonce: nil)
                 }
             }
+        case .oktaIDX:
+            throw AgentError(.internal, "an okta-idx login has no pending redirect")
         case .browser, .paste, .auto:
             // The listener checks `state` before anything else, so it needs
             // the state before the request knows the listener's port: 32 random
@@ -118,7 +125,7 @@ extension CoreServices {
                 throw AgentError(.unsupported, "\(metadata.issuer) offers no device authorization grant: use --flow browser or --flow paste")
             }
             return .device
-        case .browser, .paste:
+        case .browser, .paste, .oktaIDX:
             return asked
         }
     }

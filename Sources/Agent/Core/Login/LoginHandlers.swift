@@ -8,8 +8,11 @@ import Vault
 /// pasted redirect), cancel, and logout (RFC 7009 revocation, then removal).
 extension CoreServices {
     func registerLogin(into table: inout MethodTable.Builder) {
-        table.register(LoginBeginMethod.self) { params, _ in
-            try await self.beginLogin(params)
+        table.register(LoginBeginMethod.self) { params, interaction in
+            try await self.beginLogin(params, interaction: interaction)
+        }
+        table.register(LoginIDXProceedMethod.self) { params, interaction in
+            try await self.proceedIDX(params, interaction: interaction)
         }
         table.register(LoginWaitMethod.self) { params, _ in
             let seconds = params.seconds ?? 50
@@ -25,6 +28,11 @@ extension CoreServices {
             return LoginCompleted(account: params.account, accepted: true)
         }
         table.register(LoginCancelMethod.self) { params, _ in
+            try Self.checkAccount(params.account)
+            if let login = self.logins.idxLogin(for: params.account) {
+                await self.cancelIDX(login)
+                return LoginCompleted(account: params.account, accepted: true)
+            }
             let login = try self.pendingLogin(params.account)
             login.cancel()
             self.logins.remove(login)

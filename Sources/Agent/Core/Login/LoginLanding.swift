@@ -19,7 +19,14 @@ extension CoreServices {
                 logins.remove(login)
             }
         }
-        var (tokens, nonce) = try await Self.withDeadline(plan.timeout, account: plan.account) { try await obtain() }
+        let (tokens, nonce) = try await Self.withDeadline(plan.timeout, account: plan.account) { try await obtain() }
+        return try await land(tokens, nonce: nonce, plan: plan)
+    }
+
+    /// Validates and stores a token set a flow obtained (`nonce`: the one
+    /// the flow sent, nil when it sent none), and saves the account's settings.
+    func land(_ obtained: TokenSet, nonce: String?, plan: LoginPlan) async throws -> LoginResult {
+        var tokens = obtained
         tokens.clientSecret = plan.clientSecret
         let claims = try await validatedClaims(tokens, plan: plan, nonce: nonce)
         if let previous = plan.previousSubject, let subject = claims?.subject, previous != subject, !plan.force {

@@ -10,6 +10,24 @@ import Synchronization
 final class LoginSessions: Sendable {
     private let pending = Mutex<[String: PendingLogin]>([:])
     private let providers = Mutex<[String: OpenIDProvider]>([:])
+    /// Okta IDX sign-ins in flight (IDXLogin.swift), one per account.
+    private let idx = Mutex<[String: IDXLogin]>([:])
+
+    /// Starts tracking an IDX sign-in; one in flight for the account is replaced.
+    func add(_ login: IDXLogin) {
+        idx.withLock { $0[login.plan.account] = login }
+    }
+
+    func idxLogin(for account: String) -> IDXLogin? {
+        idx.withLock { $0[account] }
+    }
+
+    /// Forgets `login` if it is still the account's.
+    func remove(_ login: IDXLogin) {
+        idx.withLock { logins in
+            if logins[login.plan.account] === login { logins[login.plan.account] = nil }
+        }
+    }
 
     /// Starts tracking `login`; a login already in flight for the account is cancelled.
     func add(_ login: PendingLogin) {

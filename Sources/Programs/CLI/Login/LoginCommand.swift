@@ -63,6 +63,16 @@ struct LoginCommand: Verb {
     var complete = false
     @Flag(help: "Cancel the login of ACCOUNT in progress.")
     var cancel = false
+    @Option(help: ArgumentHelp("okta-idx: sign in through Okta Identity Engine's forms in the terminal, with a security key.",
+                               discussion: "The agent runs IDX (interact, introspect, the remediation forms, the interaction_code grant); the security key is chosen when Okta offers it, enrolled if it is new, and touched to sign in."))
+    var via: String?
+    @Option(help: "okta-idx: the user name to sign in as (else it is asked).")
+    var username: String?
+    @Flag(help: "okta-idx: read the password from standard input (one line) when Okta asks for one.")
+    var passwordStdin = false
+    @Option(help: "okta-idx: use this authenticator instead of the security key (as Okta names it, e.g. Password or okta_email).")
+    var authenticator: String?
+    @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup var runOptions: RunOptions
 
     func execute(on backend: Backend) async throws(AgentError) {
@@ -82,6 +92,19 @@ struct LoginCommand: Verb {
             if runOptions.json { Output.json(accepted) } else { Output.line("Accepted: the login of \"\(account)\" goes on.") }
             return
         }
+        if let via, via != LoginFlow.oktaIDX.rawValue {
+            throw AgentError(.invalidInput, "--via takes okta-idx (the other flows are --flow browser, device or paste)")
+        }
+        if clientSecretStdin && passwordStdin {
+            throw AgentError(.invalidInput, "--client-secret-stdin and --password-stdin both read standard input: give one")
+        }
+        var password: String?
+        if passwordStdin {
+            guard let line = StandardInput.readLine(), !line.isEmpty else {
+                throw AgentError(.invalidInput, "--password-stdin: no password on standard input")
+            }
+            password = line
+        }
         var clientSecret: String?
         if clientSecretStdin {
             guard let line = StandardInput.readLine(), !line.isEmpty else {
@@ -95,22 +118,34 @@ struct LoginCommand: Verb {
         if let idp { extra["idp"] = idp }
         let scopeList = scopes.flatMap { $0.split(separator: " ").map(String.init) }
         let params = LoginBeginMethod.Params(
-            account: account, issuer: issuer, clientId: clientId, clientSecret: clientSecret, scopes: scopeList.isEmpty ? nil : scopeList, flow: flow,
+            account: account, issuer: issuer, clientId: clientId, clientSecret: clientSecret, scopes: scopeList.isEmpty ? nil : scopeList,
+            flow: via != nil ? .oktaIDX : flow,
             display: BrowserLauncher.hasDisplay(environment) && !noBrowser, port: port, redirectURI: redirectURI,
-            extra: extra.isEmpty ? nil : extra, force: force ? true : nil, timeout: timeout)
+            extra: extra.isEmpty ? nil : extra, force: force ? true : nil, timeout: timeout, authenticator: authenticator,
+            device: deviceOptions.choice, interactive: interaction.canAnswer)
         let started = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
             try await backend.call(LoginBeginMethod.self, params, interaction: interaction)
+        }
+        if started.flow == .oktaIDX, let first = started.idx {
+            var conversation = IDXConversation(account: account, backend: backend, interaction: interaction, username: username,
+                                               password: password, device: deviceOptions.choice)
+            report(try await conversation.run(first))
+            return
         }
         LoginInstructions.show(started, openBrowser: !noBrowser, environment: environment)
         if started.flow != .device { PastedRedirects.relay(account: account, through: backend) }
         while true {
             let waited = try await backend.call(LoginWaitMethod.self, .init(account: account), interaction: interaction)
             guard waited.done, let result = waited.login else { continue }
-            if runOptions.json { Output.json(result); return }
-            let who = [result.displayName, result.subject.map { "subject \($0)" }].compactMap { $0 }.joined(separator: ", ")
-            Output.line("Signed in to \(result.issuer)\(who.isEmpty ? "" : " as \(who)"). "
-                        + "The tokens of \"\(account)\" are in the vault: `passkey token get \(account)` prints an access token.")
+            report(result)
             return
         }
+    }
+
+    private func report(_ result: LoginResult) {
+        if runOptions.json { Output.json(result); return }
+        let who = [result.displayName, result.subject.map { "subject \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        Output.line("Signed in to \(result.issuer)\(who.isEmpty ? "" : " as \(who)"). "
+                    + "The tokens of \"\(account)\" are in the vault: `passkey token get \(account)` prints an access token.")
     }
 }

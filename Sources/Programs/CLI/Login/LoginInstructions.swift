@@ -32,6 +32,9 @@ enum LoginInstructions {
             StandardError.writeLine("  \(started.authorizationURL ?? "?")")
             StandardError.writeLine("The browser ends on \(started.redirectURI ?? "a 127.0.0.1 address"), which may not load: "
                                     + "that is expected. Paste that whole address here:")
+        case .oktaIDX:
+            // Its forms are asked on the terminal (IDXConversation): nothing to open.
+            break
         }
     }
 }
