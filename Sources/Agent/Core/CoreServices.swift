@@ -42,6 +42,8 @@ public final class CoreServices: Sendable {
         registerStatus(into: &table)
         registerWebAuthn(into: &table)
         registerPIN(into: &table)
+        registerCredentials(into: &table)
+        registerKey(into: &table)
         registerPasswordless(into: &table)
         registerCards(into: &table)
         registerVault(into: &table)

@@ -17,6 +17,8 @@ public struct AuthenticatorInfo: Sendable, Codable, Equatable {
     public var maxCredentialIdLength: Int
     public var firmwareVersion: Int
     public var minPINLength: Int
+    /// GetInfo's remainingDiscoverableCredentials (0x14), when the key reports it.
+    public var remainingDiscoverableCredentials: Int?
 
     /// A PIN is set (`clientPin` true). False when unset or unsupported.
     public var hasPIN: Bool { options["clientPin"] == true }
@@ -57,5 +59,8 @@ public struct AuthenticatorInfo: Sendable, Codable, Equatable {
         maxCredentialIdLength = Int(clamping: fido_cbor_info_maxcredidlen(info))
         firmwareVersion = Int(clamping: fido_cbor_info_fwversion(info))
         minPINLength = Int(clamping: fido_cbor_info_minpinlen(info))
+        // libfido2 says -1 when the key left it out.
+        let remaining = fido_cbor_info_rk_remaining(info)
+        remainingDiscoverableCredentials = remaining >= 0 ? Int(exactly: remaining) : nil
     }
 }

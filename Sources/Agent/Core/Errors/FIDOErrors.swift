@@ -22,6 +22,7 @@ extension AgentError {
             self.init(.uvFailed, message, details: left.map { ["triesLeft": .number(Double($0))] } ?? [:])
         case .userVerificationBlocked: self.init(.uvFailed, message)
         case .operationDenied: self.init(.denied, message)
+        case .resetNotAllowed: self.init(.denied, message)
         case .userActionTimeout: self.init(.timeout, message)
         case .cancelled: self.init(.cancelled, message)
         case .credentialExcluded: self.init(.alreadyRegistered, message)
