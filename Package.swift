@@ -128,7 +128,7 @@ let package = Package(
         .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless",
                                                               "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Sources/Programs/passkey-demo"),
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
-        .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
+        .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
         .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
@@ -159,10 +159,10 @@ let package = Package(
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "TestSupport", crypto, x509, asn1]),
         .testTarget(name: "VirtualAuthenticatorTests",
                     dependencies: ["VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
-        .testTarget(name: "FIDOTests", dependencies: ["FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
+        .testTarget(name: "FIDOTests", dependencies: ["FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
                                                   "CBOR", "TestSupport", crypto]),
         .testTarget(name: "SmartCardTests",
-                    dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
+                    dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Harness"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
@@ -174,6 +174,9 @@ let package = Package(
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["OpenID", "Tokens", "HTTPTransport", "TestSupport", "Harness", jwtKit, crypto, cryptoExtras]),
         .testTarget(name: "BeyondIdentityTests", dependencies: ["BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
+        // The IDX client against recorded answers shaped like the public SDK's mocks (Fixtures/), on a loopback server.
+        .testTarget(name: "OktaIDXTests", dependencies: ["OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", crypto],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "FIDO", "VirtualAuthenticator", crypto]),
     ]
 )
