@@ -20,7 +20,7 @@ import Testing
             #expect(m["device_authorization_endpoint"] as? String == o.issuer + "/v1/device/authorize")
             #expect(m["response_types_supported"] as? [String] == ["code"])
             #expect(m["grant_types_supported"] as? [String] == ["authorization_code", "refresh_token",
-                                                                "urn:ietf:params:oauth:grant-type:device_code"])
+                                                                "urn:ietf:params:oauth:grant-type:device_code", "interaction_code"])
             #expect(m["code_challenge_methods_supported"] as? [String] == ["S256"])
             #expect(m["id_token_signing_alg_values_supported"] as? [String] == ["ES256", "RS256"])
             #expect(m["token_endpoint_auth_methods_supported"] as? [String] == ["none"])

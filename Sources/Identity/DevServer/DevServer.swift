@@ -29,6 +29,7 @@ public enum DevServer {
         }
         try configuration.oauth.validate()
         try configuration.bi.validate()
+        try configuration.idx.validate()
         let allowList = try AllowList(rpIds: configuration.rpIds, origins: configuration.effectiveOrigins)
         let logger = configuration.logger
         let store = try DevServerStore.open(dataDirectory: configuration.dataDirectory,
@@ -52,11 +53,12 @@ public enum DevServer {
         let bi = BIServer(issuerBox: issuerBox, signer: biSigner, store: BIStore(), api: api, configuration: configuration.bi)
         let oauth = OAuthServer(issuerBox: issuerBox, clients: OAuthClients(configuration.oauth.clients), signer: signer,
                                 store: OAuthStore(), api: api, configuration: configuration.oauth, externalIdP: bi)
+        let idx = IDXServer(oauth: oauth, store: IDXStore(configuration.idx.users), configuration: configuration.idx)
         let hostInURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
 
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
-            router: Routes.router(api: api, oauth: oauth, bi: bi, logger: logger),
+            router: Routes.router(api: api, oauth: oauth, bi: bi, idx: idx, logger: logger),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: nil),
             onServerRunning: { channel in

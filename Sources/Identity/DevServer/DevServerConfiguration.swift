@@ -38,6 +38,8 @@ public struct DevServerConfiguration: Sendable {
     public var oauth: OAuthConfiguration
     /// The Beyond-Identity-like IdP under `/bi`.
     public var bi: BIConfiguration
+    /// The Okta Identity Engine (IDX) subset: interact and /idp/idx.
+    public var idx: IDXConfiguration
     /// Request logs: method, path, status and duration only — never headers,
     /// bodies, keys or tokens.
     public var logger: Logger
@@ -49,7 +51,7 @@ public struct DevServerConfiguration: Sendable {
                 signInUserVerification: UserVerificationRequirement = .preferred,
                 clock: DevServerClock = .system, handlesTerminationSignals: Bool = false,
                 oauth: OAuthConfiguration = OAuthConfiguration(), bi: BIConfiguration = BIConfiguration(),
-                logger: Logger? = nil) {
+                idx: IDXConfiguration = IDXConfiguration(), logger: Logger? = nil) {
         self.host = host
         self.port = port
         self.appId = appId
@@ -64,6 +66,7 @@ public struct DevServerConfiguration: Sendable {
         self.handlesTerminationSignals = handlesTerminationSignals
         self.oauth = oauth
         self.bi = bi
+        self.idx = idx
         self.logger = logger ?? DevServer.standardErrorLogger(level: .info)
     }
 

@@ -77,6 +77,22 @@ struct PasskeyDevServer: AsyncParsableCommand {
     @Option(name: .customLong("bi-transaction-lifetime"), help: "Seconds a BI request JWT can be proved (1 to 86400).")
     var biTransactionLifetime = 300
 
+    @Option(name: .customLong("idx-user"), help: "An IDX (Okta Identity Engine) user without a password (repeatable).")
+    var idxUsers: [String] = []
+
+    @Option(name: .customLong("idx-users-file"),
+            help: "A file of IDX users, one per line: NAME or NAME:PASSWORD (passwords never on the command line).")
+    var idxUsersFile: String?
+
+    @Option(name: .customLong("idx-state-lifetime"), help: "Seconds an IDX stateHandle stays valid (1 to 86400).")
+    var idxStateLifetime = 600
+
+    @Option(name: .customLong("idx-rp-id"), help: "The RP ID of IDX security keys. Default: the issuer's host.")
+    var idxRpId: String?
+
+    @Option(name: .customLong("idx-origin"), help: "An origin IDX clientDataJSON may name besides the issuer's (repeatable).")
+    var idxOrigins: [String] = []
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -113,10 +129,19 @@ struct PasskeyDevServer: AsyncParsableCommand {
         guard (1...limit).contains(biTransactionLifetime) else { throw ValidationError("--bi-transaction-lifetime must be 1 to \(limit) seconds") }
         let bi = BIConfiguration(invokeURL: biInvokeURL, invocation: invocation, rpId: biRpId, deniedUsers: Set(biDeniedUsers),
                                  transactionLifetime: .seconds(biTransactionLifetime))
+        guard (1...limit).contains(idxStateLifetime) else { throw ValidationError("--idx-state-lifetime must be 1 to \(limit) seconds") }
+        let idx: IDXConfiguration
+        do {
+            var users = try idxUsers.map { name throws(DevServerError) in try IDXUserRegistration(username: name) }
+            if let idxUsersFile { users += try IDXUserRegistration.readUsersFile(idxUsersFile) }
+            idx = IDXConfiguration(users: users, stateLifetime: .seconds(idxStateLifetime), rpId: idxRpId, origins: idxOrigins)
+        } catch {
+            throw ValidationError("--idx-user / --idx-users-file: \(error.description)")
+        }
         let configuration = DevServerConfiguration(
             host: host, port: port, appId: appId, rpIds: rpIds.isEmpty ? ["localhost"] : rpIds, origins: origins,
             dataDirectory: dataDirectory, sessionLifetime: .seconds(sessionTTL),
-            signInUserVerification: userVerification, handlesTerminationSignals: true, oauth: oauth, bi: bi,
+            signInUserVerification: userVerification, handlesTerminationSignals: true, oauth: oauth, bi: bi, idx: idx,
             logger: DevServer.standardErrorLogger(level: level))
         let server: RunningDevServer
         do { server = try await DevServer.start(configuration) } catch {

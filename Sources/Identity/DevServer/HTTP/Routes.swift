@@ -4,7 +4,7 @@ import Logging
 
 /// The endpoint table: which header each path needs and which handler answers.
 enum Routes {
-    static func router(api: DevServerAPI, oauth: OAuthServer, bi: BIServer, logger: Logger) -> Router<BasicRequestContext> {
+    static func router(api: DevServerAPI, oauth: OAuthServer, bi: BIServer, idx: IDXServer, logger: Logger) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: RequestLogMiddleware(logger: logger))
         // The hosted API allows any origin, header and method; browser-based
@@ -48,6 +48,8 @@ enum Routes {
         OAuthRoutes.add(to: router, server: oauth)
         // The Beyond-Identity-like IdP under /bi (its admin calls take the ApiSecret).
         BIRoutes.add(to: router, server: bi, keyCheck: keyCheck)
+        // The Okta Identity Engine (IDX) subset: {issuer}/v1/interact and /idp/idx.
+        IDXRoutes.add(to: router, server: idx)
         return router
     }
 }

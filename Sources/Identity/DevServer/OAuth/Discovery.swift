@@ -13,7 +13,7 @@ extension OAuthServer {
         let device_authorization_endpoint: String
         let response_types_supported = ["code"]
         let response_modes_supported = ["query"]
-        let grant_types_supported = ["authorization_code", "refresh_token", OAuthServer.deviceCodeGrant]
+        let grant_types_supported = ["authorization_code", "refresh_token", OAuthServer.deviceCodeGrant, OAuthServer.interactionCodeGrant]
         let subject_types_supported = ["public"]
         let code_challenge_methods_supported = ["S256"]
         let id_token_signing_alg_values_supported = ["ES256", "RS256"]

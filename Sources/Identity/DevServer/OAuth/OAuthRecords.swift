@@ -19,6 +19,8 @@ struct CodeRecord: Sendable {
     var redirectURI: String
     var codeChallenge: String
     var expiresAt: Date
+    /// An IDX interaction code (grant_type=interaction_code), not an authorization code.
+    var interactionCode = false
     var spent = false
     /// What redeeming it issued, revoked if the code is presented again (RFC 6749 §4.1.2).
     var issuedFamily: String?

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Hummingbird
 import Logging
 
-/// POST {issuer}/v1/token: client checks, then one of the three grants.
+/// POST {issuer}/v1/token: client checks, then one of the four grants.
 extension OAuthServer {
     static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
 
@@ -16,9 +16,10 @@ extension OAuthServer {
             case "authorization_code": response = try await codeGrant(fields, client: client)
             case "refresh_token": response = try await refreshGrant(fields, client: client)
             case Self.deviceCodeGrant: response = try await deviceGrant(fields, client: client)
+            case Self.interactionCodeGrant: response = try await interactionCodeGrant(fields, client: client)
             default:
                 throw OAuthError(error: "unsupported_grant_type",
-                                 description: "Supported: authorization_code, refresh_token, \(Self.deviceCodeGrant).")
+                                 description: "Supported: authorization_code, refresh_token, \(Self.deviceCodeGrant), \(Self.interactionCodeGrant).")
             }
             return OAuthResponse.json(response)
         } catch let error as OAuthError {
