@@ -165,14 +165,17 @@ public final class PCSCHarness: Sendable {
 
     /// Starts `passkey-vcard` on `slot` (0 or 1) with a state file (a new one
     /// in the harness directory when nil) and waits until it is connected to vpcd.
-    public func startCard(slot: Int, statePath: String? = nil, verbose: Bool = true) throws(HarnessError) -> VirtualCardProcess {
+    /// `options` go to the card as they are, e.g. `["--applets", "fido2", "--presence", "deny"]`;
+    /// without them the card has its default applets, PIV and FIDO2.
+    public func startCard(slot: Int, statePath: String? = nil, verbose: Bool = true,
+                          options: [String] = []) throws(HarnessError) -> VirtualCardProcess {
         var executable = virtualCard ?? ""
         if virtualCard == nil { executable = try ProgramPaths.built("passkey-vcard") }
         var state = statePath ?? ""
         if statePath == nil { state = try TemporaryDirectory.make(prefix: "vcard", in: directory) + "/vcard.json" }
         let card = try VirtualCardProcess(executable: executable, port: port(slot: slot), statePath: state,
                                           logPath: directory + "/vcard-\(slot)-\(UInt32.random(in: .min ... .max)).log",
-                                          environment: environment, verbose: verbose)
+                                          environment: environment, verbose: verbose, options: options)
         running.withLock { $0.cards.append(card) }
         try card.waitUntilConnected()
         return card

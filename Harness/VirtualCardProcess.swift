@@ -12,17 +12,20 @@ public final class VirtualCardProcess: Sendable {
     private let executable: String
     private let environment: [String: String]
     private let verbose: Bool
+    /// Further `passkey-vcard` options (`--applets`, `--presence`, …).
+    private let options: [String]
     /// The process while it runs, and where its log stood when it started.
     private let running = Mutex<(process: ChildProcess?, logOffset: Int)>((nil, 0))
 
     init(executable: String, port: UInt16, statePath: String, logPath: String,
-         environment: [String: String], verbose: Bool) throws(HarnessError) {
+         environment: [String: String], verbose: Bool, options: [String] = []) throws(HarnessError) {
         self.executable = executable
         self.port = port
         self.statePath = statePath
         self.logPath = logPath
         self.environment = environment
         self.verbose = verbose
+        self.options = options
         try start()
     }
 
@@ -37,6 +40,7 @@ public final class VirtualCardProcess: Sendable {
             running.logOffset = TextFile.size(logPath)
             var arguments = ["--host", "127.0.0.1", "--port", String(port), "--state", statePath]
             if verbose { arguments.append("--verbose") }
+            arguments += options
             running.process = try ChildProcess.spawn(executable, arguments, environment: environment,
                                                      standardOutput: logPath, appending: true)
         }

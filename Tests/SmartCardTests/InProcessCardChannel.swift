@@ -10,12 +10,19 @@ final class InProcessCardChannel: CardChannel {
     let readerName = "in-process card"
     let card: VirtualCard
     private(set) var sentCommands: [[UInt8]] = []
+    private(set) var receivedResponses: [[UInt8]] = []
 
     init(card: VirtualCard) { self.card = card }
+
+    func clearSentCommands() {
+        sentCommands = []
+        receivedResponses = []
+    }
 
     func transmitRaw(_ command: [UInt8]) throws(SmartCardError) -> [UInt8] {
         sentCommands.append(command)
         let response = card.process(apdu: command)
+        receivedResponses.append(response)
         // Clients read responses into 258-byte buffers; the card must never send more.
         guard response.count <= 258 else {
             throw .malformedResponse("the card sent \(response.count) bytes in one response APDU")

@@ -15,11 +15,12 @@ final class PCSCFixture {
     let card: VirtualCardProcess
     var reader: String { harness.readerName(slot: slot) }
 
-    init(slot: Int = 0, statePath: String? = nil) throws {
+    /// `options` go to `passkey-vcard` (`--applets`, `--presence`, …).
+    init(slot: Int = 0, statePath: String? = nil, options: [String] = []) throws {
         harness = try PCSCHarness.shared()
         self.slot = slot
         try Self.waitUntilEmpty(harness.readerName(slot: slot))
-        card = try harness.startCard(slot: slot, statePath: statePath)
+        card = try harness.startCard(slot: slot, statePath: statePath, options: options)
         try waitForCard()
     }
 

@@ -19,10 +19,18 @@ public final class CTAP2Authenticator: Sendable {
 
     /// Loads the state file (creating it, 0600 in a 0700 directory, if absent).
     /// A state file that cannot be read or is damaged is an error; it is never replaced.
-    public init(configuration: VirtualAuthenticatorConfiguration = VirtualAuthenticatorConfiguration())
+    public convenience init(configuration: VirtualAuthenticatorConfiguration = VirtualAuthenticatorConfiguration())
+        throws(VirtualAuthenticatorError) {
+        try self.init(configuration: configuration, store: nil)
+    }
+
+    /// Keeps the state in `store` (a host's own document) rather than in a
+    /// state file; `configuration.statePath` must be nil. A new store gets a
+    /// factory-new state, saved at once.
+    public init(configuration: VirtualAuthenticatorConfiguration, store: (any AuthenticatorStateStore)?)
         throws(VirtualAuthenticatorError) {
         let diagnostics = Diagnostics()
-        let engine = try AuthenticatorEngine(configuration: configuration, diagnostics: diagnostics)
+        let engine = try AuthenticatorEngine(configuration: configuration, diagnostics: diagnostics, store: store)
         self.configuration = engine.configuration
         self.engine = Mutex(engine)
         self.policies = Mutex(UserActionPolicies(presence: configuration.presence,

@@ -45,6 +45,9 @@ public struct VirtualAuthenticatorConfiguration: Sendable, Equatable {
     /// How long after power-up (constructing the instance) authenticatorReset is
     /// allowed. CTAP 2.1 §6.6 says 10 s.
     public var resetWindowMilliseconds: Int
+    /// What GetInfo reports as transports (CTAP 2.1 §6.4, member 0x09): "usb"
+    /// for the HID device, "nfc" for the virtual card's FIDO2 applet.
+    public var transports: [String]
 
     public init(statePath: String? = nil,
                 attestation: Attestation = .packedSelf,
@@ -53,7 +56,8 @@ public struct VirtualAuthenticatorConfiguration: Sendable, Equatable {
                 builtInUV: Bool = true,
                 aaguid: [UInt8] = VirtualAuthenticatorConfiguration.defaultAAGUID,
                 userActionTimeoutMilliseconds: Int = 30_000,
-                resetWindowMilliseconds: Int = 10_000) {
+                resetWindowMilliseconds: Int = 10_000,
+                transports: [String] = ["usb"]) {
         self.statePath = statePath
         self.attestation = attestation
         self.presence = presence
@@ -62,6 +66,7 @@ public struct VirtualAuthenticatorConfiguration: Sendable, Equatable {
         self.aaguid = aaguid
         self.userActionTimeoutMilliseconds = userActionTimeoutMilliseconds
         self.resetWindowMilliseconds = resetWindowMilliseconds
+        self.transports = transports
     }
 
     /// This configuration with the policies replaced by `PASSKEY_VIRTUAL_PRESENCE`

@@ -30,7 +30,7 @@ extension AuthenticatorEngine {
             6: .array(PinUvAuthProtocol.advertised.map { .unsigned(UInt64($0.rawValue)) }),
             7: .unsigned(Self.maximumCredentialCountInList),
             8: .unsigned(UInt64(CredentialIDWrapper.maximumLength)),
-            9: ["usb"],
+            9: .array(configuration.transports.map { .text($0) }),
             0x0A: .array(CredentialKey.supportedAlgorithms.map { ["alg": .int($0.rawValue), "type": "public-key"] }),
             0x0C: false,  // forcePINChange
             0x0D: .unsigned(UInt64(PINRecord.minimumCodePoints)),

@@ -14,7 +14,7 @@ final class AuthenticatorEngine {
     static let decodingLimits = CBORDecodingLimits(maxBytes: maximumMessageSize, maxDepth: 4, maxItems: 2048)
 
     let configuration: VirtualAuthenticatorConfiguration
-    private let stateFile: AuthenticatorStateFile?
+    private let stateFile: (any AuthenticatorStateStorage)?
     private let diagnostics: Diagnostics
 
     /// Persistent state; changed only through `commit` (or `nextSignatureCount`).
@@ -29,10 +29,19 @@ final class AuthenticatorEngine {
     var unwrapCache = UnwrapCache()
     let poweredUpAt: UInt64
 
-    init(configuration: VirtualAuthenticatorConfiguration, diagnostics: Diagnostics) throws(VirtualAuthenticatorError) {
+    /// `store`, when given, holds the state instead of `configuration.statePath` (which must then be nil).
+    init(configuration: VirtualAuthenticatorConfiguration, diagnostics: Diagnostics,
+         store: (any AuthenticatorStateStore)? = nil) throws(VirtualAuthenticatorError) {
         self.configuration = try configuration.validated()
         self.diagnostics = diagnostics
-        if let path = configuration.statePath {
+        if let store {
+            guard configuration.statePath == nil else {
+                throw .invalidConfiguration("statePath must be nil when a state store is given")
+            }
+            let hosted = HostedAuthenticatorState(store)
+            state = try hosted.loadOrCreate { AuthenticatorState.fresh() }
+            stateFile = hosted
+        } else if let path = configuration.statePath {
             let file = try AuthenticatorStateFile(path: path)
             state = try file.loadOrCreate { AuthenticatorState.fresh() }
             stateFile = file

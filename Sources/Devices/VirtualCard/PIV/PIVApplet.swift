@@ -20,7 +20,7 @@ public final class PIVApplet: Applet {
     public let applicationIdentifier = PIVApplication.identifier
 
     var state: PIVCardState
-    private let stateFile: CardStateFile?
+    private let memory: CardMemory
     let logger: Logger
 
     // Volatile security state.
@@ -35,19 +35,21 @@ public final class PIVApplet: Applet {
 
     /// Loads the card from `stateFile`, or creates a factory-new card there if the file does not exist.
     /// Without a state file the card lives in memory only.
-    public init(stateFile: CardStateFile?, logger: Logger) throws(VirtualCardError) {
-        self.stateFile = stateFile
+    public convenience init(stateFile: CardStateFile?, logger: Logger) throws(VirtualCardError) {
+        try self.init(memory: CardMemory(file: stateFile), logger: logger)
+    }
+
+    /// Loads the PIV part of the card's memory, or creates a factory-new PIV card there.
+    public init(memory: CardMemory, logger: Logger) throws(VirtualCardError) {
+        self.memory = memory
         self.logger = logger
-        if let stateFile, let contents = try stateFile.read() {
-            do {
-                state = try JSONDecoder().decode(PIVCardState.self, from: Data(contents))
-            } catch {
-                throw .invalidState(path: stateFile.path, reason: "\(error)")
+        if let stored = memory.piv {
+            guard stored.format == PIVCardState.currentFormat else {
+                throw .invalidState(path: memory.file?.path ?? "(memory)",
+                                    reason: "format \(stored.format) is not \(PIVCardState.currentFormat)")
             }
-            guard state.format == PIVCardState.currentFormat else {
-                throw .invalidState(path: stateFile.path, reason: "format \(state.format) is not \(PIVCardState.currentFormat)")
-            }
-            logger.info("loaded PIV card state", metadata: ["path": "\(stateFile.path)", "serial": "\(state.serialNumber)"])
+            state = stored
+            logger.info("loaded PIV card state", metadata: ["path": "\(memory.file?.path ?? "")", "serial": "\(state.serialNumber)"])
         } else {
             state = PIVCardState.factoryNew()
             try save()
@@ -101,16 +103,8 @@ public final class PIVApplet: Applet {
     /// Writes the state file; a failure answers 6581 (memory failure) so the
     /// client never believes a change that is not stored.
     func save() throws(VirtualCardError) {
-        guard let stateFile else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data: Data
-        do {
-            data = try encoder.encode(state)
-        } catch {
-            throw .stateFile(path: stateFile.path, reason: "cannot encode the state: \(error)")
-        }
-        try stateFile.write(Array(data))
+        let state = self.state
+        try memory.update { $0.piv = state }
     }
 
     func persist() throws(StatusError) {
