@@ -91,8 +91,8 @@ public struct IDXUserRegistration: Sendable, Equatable {
     /// line, never the password.
     public static func parseUsersFile(_ text: String) throws(DevServerError) -> [IDXUserRegistration] {
         var users: [IDXUserRegistration] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+        // "\r\n" is one Character, a newline like "\n".
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             if line.allSatisfy(\.isWhitespace) || line.hasPrefix("#") { continue }
             let name: Substring, password: Substring?
             if let colon = line.firstIndex(of: ":") {
