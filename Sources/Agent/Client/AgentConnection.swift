@@ -98,6 +98,7 @@ public final class AgentConnection {
         switch progress.stage {
         case .processing: interaction.progress(.processing)
         case .touch: interaction.progress(.touch)
+        case .tap: interaction.progress(.tap)
         case .pin:
             do {
                 let pin = try await interaction.pin(progress.pin ?? PINRequest(what: "PIN", reason: "The agent needs a PIN."))

@@ -1,4 +1,5 @@
 import AgentProtocol
+import Dispatch
 import FIDO
 import FoundationEssentials
 import Settings
@@ -8,9 +9,10 @@ import VirtualAuthenticator
 /// Finds the authenticator a request means, opens it, and makes requests to
 /// one device wait for each other in arrival order.
 ///
-/// USB keys are opened anew for each request (a key may have been unplugged
-/// and replaced meanwhile). The software authenticator is kept loaded per
-/// state file for the life of the core, as a key stays plugged in.
+/// USB keys and keys on PC/SC readers (`pcsc:<reader>`) are opened anew for
+/// each request (a key may have been unplugged, or taken off the reader, and
+/// replaced meanwhile). The software authenticator is kept loaded per state
+/// file for the life of the core, as a key stays plugged in.
 final class DeviceBroker: Sendable {
     private let config: LiveSettings
     private var settings: Settings { config.current }
@@ -19,6 +21,10 @@ final class DeviceBroker: Sendable {
     private let virtualDevices = Mutex<[String: VirtualHIDDevice]>([:])
     private let locks = Mutex<[String: AsyncSerialLock]>([:])
     private let keyCache = Mutex<(at: ContinuousClock.Instant, keys: [DeviceDescriptor])?>(nil)
+    /// Readers whose key a request of ours holds open (with a PC/SC
+    /// transaction): discovery lists them without a SELECT, which would wait
+    /// for that request to end.
+    private let readersInUse = Mutex<[String: Int]>([:])
 
     init(config: LiveSettings, paths: AgentPaths, environment: [String: String]) {
         self.config = config
@@ -30,32 +36,53 @@ final class DeviceBroker: Sendable {
     enum Resolved: Sendable {
         case virtual(statePath: String)
         case hidraw(String)
+        /// A key in this PC/SC reader (`pcsc:<reader>`).
+        case pcsc(reader: String)
 
         var key: String {
             switch self {
             case .virtual(let path): return "virtual:" + path
             case .hidraw(let path): return path
+            case .pcsc(let reader): return PCSCDiscovery.devicePath(reader: reader)
             }
         }
     }
 
-    func resolve(_ choice: DeviceChoice?) throws(AgentError) -> Resolved {
+    /// The device `choice` names, else `[device] default`, else the only
+    /// connected key: USB keys first; only when there is none are the PC/SC
+    /// readers asked (a SELECT per card), so a USB user's pcscd is left alone.
+    func resolve(_ choice: DeviceChoice?) async throws(AgentError) -> Resolved {
         let named = choice?.device ?? settings.device.defaultDevice
         if let named {
             if named == "virtual" { return .virtual(statePath: virtualStatePath(choice)) }
+            if let reader = PCSCDiscovery.reader(inDevicePath: named) { return .pcsc(reader: reader) }
             guard named.hasPrefix("/") else {
-                throw AgentError(.invalidInput, "--device takes `virtual` or a device path such as /dev/hidraw0, not \"\(named)\"")
+                throw AgentError(.invalidInput, "--device takes `virtual`, a device path such as /dev/hidraw0, "
+                                 + "or pcsc:READER for a key on a PC/SC (NFC) reader, not \"\(named)\"")
             }
             return .hidraw(named)
         }
-        let keys = DeviceDiscovery.connectedKeys()
+        var keys = DeviceDiscovery.connectedKeys()
+        if keys.isEmpty { keys = await pcscKeys() }
         switch keys.count {
-        case 1: return .hidraw(keys[0].path)
+        case 1: return PCSCDiscovery.reader(inDevicePath: keys[0].path).map { .pcsc(reader: $0) } ?? .hidraw(keys[0].path)
         case 0:
-            throw AgentError(.noDevice, "no security key is connected; plug one in, or use --device virtual for the software authenticator")
+            throw AgentError(.noDevice, "no security key is connected; plug one in (or hold it on an NFC reader), "
+                             + "or use --device virtual for the software authenticator")
         default:
             let list = keys.map { "\($0.path) (\($0.product))" }.joined(separator: ", ")
             throw AgentError(.noDevice, "\(keys.count) security keys are connected (\(list)); choose one with --device PATH")
+        }
+    }
+
+    /// The keys on PC/SC readers, asked off the concurrency pool (each is a
+    /// round trip through pcscd); readers a request of ours holds are listed as they are.
+    func pcscKeys() async -> [DeviceDescriptor] {
+        let held = Set(readersInUse.withLock { $0.keys })
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: PCSCDiscovery.connectedKeys(assumingFIDO: held))
+            }
         }
     }
 
@@ -82,7 +109,7 @@ final class DeviceBroker: Sendable {
     /// Opens the device and runs `body` with it, after the requests queued before.
     func withDevice<T: Sendable>(_ choice: DeviceChoice?,
                                  _ body: @Sendable (FIDODevice) async throws -> T) async throws -> T {
-        let resolved = try resolve(choice)
+        let resolved = try await resolve(choice)
         let lock = locks.withLock { locks in
             if let lock = locks[resolved.key] { return lock }
             let lock = AsyncSerialLock()
@@ -90,8 +117,15 @@ final class DeviceBroker: Sendable {
             return lock
         }
         return try await lock.withLock {
-            let device = try self.open(resolved)
-            return try await body(device)
+            guard case .pcsc(let reader) = resolved else { return try await body(try self.open(resolved)) }
+            self.readersInUse.withLock { $0[reader, default: 0] += 1 }
+            defer {
+                self.readersInUse.withLock { held in
+                    held[reader, default: 1] -= 1
+                    if held[reader] == 0 { held[reader] = nil }
+                }
+            }
+            return try await body(try self.open(resolved))
         }
     }
 
@@ -101,7 +135,7 @@ final class DeviceBroker: Sendable {
     /// must not create its file.
     func withDeviceAsItIs<T: Sendable>(_ choice: DeviceChoice?,
                                        _ body: @Sendable (FIDODevice) async throws -> T) async throws -> T {
-        if case .virtual(let statePath) = try resolve(choice),
+        if case .virtual(let statePath) = try await resolve(choice),
            virtualDevices.withLock({ $0[statePath] == nil }), !FileManager.default.fileExists(atPath: statePath) {
             let configuration = try VirtualAuthenticatorConfiguration(statePath: nil).applyingEnvironment(environment)
             return try await body(try FIDODevice.open(.packetDevice(try VirtualHIDDevice(configuration: configuration),
@@ -117,6 +151,8 @@ final class DeviceBroker: Sendable {
         case .virtual(let statePath):
             let device = try virtualDevice(statePath: statePath)
             return try FIDODevice.open(.packetDevice(device, Self.virtualDescriptor))
+        case .pcsc(let reader):
+            return try FIDODevice.open(.pcsc(reader: reader))
         }
     }
 

@@ -30,14 +30,18 @@ extension CoreServices {
             configProblems: problems.isEmpty ? nil : problems)
     }
 
-    /// Every connected key (and the software authenticator when chosen or
+    /// Every connected key — USB, and on PC/SC readers the cards whose FIDO
+    /// applet answers SELECT — (and the software authenticator when chosen or
     /// configured), each opened to read its GetInfo and PIN retries.
     func listDevices(_ choice: DeviceChoice) async throws(AgentError) -> DeviceList {
         var targets: [DeviceBroker.Resolved] = []
         if choice.device != nil {
-            targets = [try devices.resolve(choice)]
+            targets = [try await devices.resolve(choice)]
         } else {
             targets = DeviceDiscovery.connectedKeys().map { .hidraw($0.path) }
+            targets += await devices.pcscKeys().compactMap { key in
+                PCSCDiscovery.reader(inDevicePath: key.path).map { .pcsc(reader: $0) }
+            }
             if devices.virtualIsDefault { targets.append(.virtual(statePath: devices.virtualStatePath(choice))) }
         }
         var reports: [DeviceReport] = []
@@ -54,10 +58,13 @@ extension CoreServices {
         case .hidraw(let path):
             descriptor = DeviceDiscovery.connectedKeys().first { $0.path == path }
                 ?? DeviceDescriptor(path: path, manufacturer: "", product: "", vendorId: 0, productId: 0, isSoftware: false)
+        case .pcsc(let reader):
+            descriptor = PCSCDiscovery.descriptor(reader: reader)
         }
         var report = DeviceReport(path: descriptor.path, manufacturer: descriptor.manufacturer,
                                   product: descriptor.product, vendorId: descriptor.vendorId,
-                                  productId: descriptor.productId, software: descriptor.isSoftware)
+                                  productId: descriptor.productId, software: descriptor.isSoftware,
+                                  transport: descriptor.transport.rawValue)
         do {
             let pinned = DeviceChoice(device: descriptor.isSoftware ? "virtual" : descriptor.path,
                                       virtualState: choice.virtualState)

@@ -3,13 +3,13 @@ import Interaction
 /// The `progress` notification the agent sends while a request waits:
 /// `{"jsonrpc":"2.0","method":"progress","params":{"id":7,"stage":"touch"}}`.
 ///
-/// Stages `processing` and `touch` are informational. Stages `pin` and
+/// Stages `processing`, `touch` and `tap` are informational. Stages `pin` and
 /// `choose` are questions, sent only to requests that said
 /// `"interactive": true`: the client answers with `$/pin` or `$/choose`
 /// (or gives up with `$/cancel`).
 public struct ProgressParams: Codable, Sendable, Equatable {
     public enum Stage: String, Codable, Sendable {
-        case processing, touch, pin, choose
+        case processing, touch, tap, pin, choose
     }
 
     public var id: RPCID
@@ -34,6 +34,7 @@ extension ProgressParams.Stage {
         switch progress {
         case .processing: self = .processing
         case .touch: self = .touch
+        case .tap: self = .tap
         case .pin: self = .pin
         }
     }

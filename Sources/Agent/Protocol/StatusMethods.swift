@@ -72,6 +72,9 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var productId: Int
     /// True for the software authenticator: it is not hardware and protects nothing a key would.
     public var software: Bool
+    /// How it is reached: `usb`, `nfc` (a key on a PC/SC reader, path `pcsc:<reader>`) or
+    /// `virtual`; absent from agents older than NFC support.
+    public var transport: String?
     public var versions: [String]
     public var aaguid: String
     public var options: [String: Bool]
@@ -85,7 +88,7 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var error: String?
 
     public init(path: String, manufacturer: String, product: String, vendorId: Int, productId: Int,
-                software: Bool, versions: [String] = [], aaguid: String = "", options: [String: Bool] = [:],
+                software: Bool, transport: String? = nil, versions: [String] = [], aaguid: String = "", options: [String: Bool] = [:],
                 extensions: [String] = [], algorithms: [Int] = [], transports: [String] = [],
                 pinSet: Bool = false, pinRetries: Int? = nil, uvRetries: Int? = nil, error: String? = nil) {
         self.path = path
@@ -94,6 +97,7 @@ public struct DeviceReport: Codable, Sendable, Equatable {
         self.vendorId = vendorId
         self.productId = productId
         self.software = software
+        self.transport = transport
         self.versions = versions
         self.aaguid = aaguid
         self.options = options

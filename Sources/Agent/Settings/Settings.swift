@@ -5,7 +5,7 @@ import FoundationEssentials
 ///
 /// ```toml
 /// [device]
-/// default = "virtual"          # or a /dev/hidrawN path
+/// default = "virtual"          # or a /dev/hidrawN path, or "pcsc:READER"
 /// virtual-state = "/path/to/virtual-authenticator.json"
 ///
 /// [passwordless]

@@ -1,9 +1,20 @@
 import CFIDO2
 
-/// One authenticator `passkey` can use: a USB key libfido2 found, or the
-/// software authenticator (always labelled as such).
+/// How an authenticator is reached, which decides what the person does for
+/// presence: touch a USB key, tap (or hold) an NFC key on its reader.
+public enum DeviceTransport: String, Sendable, Codable, Equatable {
+    case usb
+    /// A key in a PC/SC reader: NFC on a contactless reader (or a contact card with the FIDO applet).
+    case nfc
+    /// The software authenticator.
+    case virtual
+}
+
+/// One authenticator `passkey` can use: a USB key libfido2 found, a key on a
+/// PC/SC reader, or the software authenticator (always labelled as such).
 public struct DeviceDescriptor: Sendable, Codable, Equatable {
-    /// `/dev/hidrawN` for USB keys, `virtual` for the software authenticator.
+    /// `/dev/hidrawN` for USB keys, `pcsc:<reader name>` for keys on a PC/SC
+    /// reader, `virtual` for the software authenticator.
     public var path: String
     public var manufacturer: String
     public var product: String
@@ -11,15 +22,18 @@ public struct DeviceDescriptor: Sendable, Codable, Equatable {
     public var productId: Int
     /// True for the software authenticator: it protects nothing a real key would.
     public var isSoftware: Bool
+    public var transport: DeviceTransport
 
+    /// `transport` defaults to `.virtual` for the software authenticator, else `.usb`.
     public init(path: String, manufacturer: String, product: String,
-                vendorId: Int, productId: Int, isSoftware: Bool) {
+                vendorId: Int, productId: Int, isSoftware: Bool, transport: DeviceTransport? = nil) {
         self.path = path
         self.manufacturer = manufacturer
         self.product = product
         self.vendorId = vendorId
         self.productId = productId
         self.isSoftware = isSoftware
+        self.transport = transport ?? (isSoftware ? .virtual : .usb)
     }
 }
 

@@ -1,17 +1,7 @@
 import CFIDO2
 import Dispatch
 import Interaction
-import PacketDevice
 import Synchronization
-
-/// Which authenticator to open.
-public enum DeviceTarget: Sendable {
-    /// A USB key at a hidraw path, through libfido2's own I/O.
-    case hidraw(path: String)
-    /// A CTAPHID device reached through libfido2's custom I/O hooks
-    /// (`fido_dev_new` → `fido_dev_set_io_functions` → `fido_dev_open`).
-    case packetDevice(any CTAPHIDPacketDevice, DeviceDescriptor)
-}
 
 /// An open authenticator. One request runs at a time (libfido2's device
 /// handle is not thread-safe); `cancel()` may be called from any thread.
@@ -21,8 +11,7 @@ public final class FIDODevice: @unchecked Sendable {
     /// The libfido2 handle. Touched only under `exclusive`, except by `fido_dev_cancel`.
     let handle: OpaquePointer
     private let exclusive = Mutex(())
-    private let observer: PacketObserver?
-    private let registeredPath: String?
+    private let link: DeviceLink
     private let queue = DispatchQueue(label: "passkey.fido.device")
 
     /// Opens the device and reads its GetInfo.
@@ -30,48 +19,34 @@ public final class FIDODevice: @unchecked Sendable {
         FIDOLibrary.ensureInitialised()
         guard let handle = fido_dev_new() else { throw .other(code: FIDO_ERR_INTERNAL, "out of memory") }
         var owned: OpaquePointer? = handle
-        let descriptor: DeviceDescriptor, path: String
-        var observer: PacketObserver?, registeredPath: String?
-        switch target {
-        case .hidraw(let hidPath):
-            path = hidPath
-            descriptor = DeviceDiscovery.connectedKeys().first { $0.path == hidPath }
-                ?? DeviceDescriptor(path: hidPath, manufacturer: "", product: "", vendorId: 0, productId: 0, isSoftware: false)
-        case .packetDevice(let device, let packetDescriptor):
-            descriptor = packetDescriptor
-            path = PacketDeviceRegistry.register(device)
-            registeredPath = path
-            let packetObserver = PacketObserver()
-            observer = packetObserver
-            PacketDeviceIO.setObserver(packetObserver, for: path)
-            var io = PacketDeviceIO.functions
-            let status = fido_dev_set_io_functions(handle, &io)
-            guard status == FIDO_OK else {
-                Self.unregister(registeredPath)
-                fido_dev_free(&owned)
-                throw FIDOError(code: status, operation: "setting up the software authenticator")
-            }
+        let link: DeviceLink
+        do {
+            link = try DeviceLink.prepare(target, handle: handle)
+        } catch {
+            fido_dev_free(&owned)
+            throw error
         }
+        let path = link.path
         let opened = fido_dev_open(handle, path)
         guard opened == FIDO_OK else {
-            Self.unregister(registeredPath)
             fido_dev_free(&owned)
+            defer { link.release() }
             switch opened {
             case FIDO_ERR_RX, FIDO_ERR_TX, FIDO_ERR_INTERNAL:
-                throw .deviceUnavailable("could not open \(path) (\(String(cString: fido_strerr(opened)))); is it plugged in, and may you use it (udev rules)?")
+                throw link.explained(.deviceUnavailable("could not open \(link.descriptor.path) (\(String(cString: fido_strerr(opened)))); is it plugged in, and may you use it (udev rules)?"))
             default:
-                throw FIDOError(code: opened, operation: "opening \(path)")
+                throw link.explained(FIDOError(code: opened, operation: "opening \(link.descriptor.path)"))
             }
         }
         guard fido_dev_is_fido2(handle) else {
             fido_dev_close(handle)
-            Self.unregister(registeredPath)
+            link.release()
             fido_dev_free(&owned)
             throw .unsupportedOption("FIDO2 (this is a U2F-only key)")
         }
         guard let rawInfo = fido_cbor_info_new() else {
             fido_dev_close(handle)
-            Self.unregister(registeredPath)
+            link.release()
             fido_dev_free(&owned)
             throw .other(code: FIDO_ERR_INTERNAL, "out of memory")
         }
@@ -80,34 +55,25 @@ public final class FIDODevice: @unchecked Sendable {
         let infoStatus = fido_dev_get_cbor_info(handle, rawInfo)
         guard infoStatus == FIDO_OK else {
             fido_dev_close(handle)
-            Self.unregister(registeredPath)
+            defer { link.release() }
             fido_dev_free(&owned)
-            throw FIDOError(code: infoStatus, operation: "reading the key's info")
+            throw link.explained(FIDOError(code: infoStatus, operation: "reading the key's info"))
         }
-        return FIDODevice(handle: handle, descriptor: descriptor, info: AuthenticatorInfo(rawInfo),
-                          observer: observer, registeredPath: registeredPath)
+        return FIDODevice(handle: handle, info: AuthenticatorInfo(rawInfo), link: link)
     }
 
-    private init(handle: OpaquePointer, descriptor: DeviceDescriptor, info: AuthenticatorInfo,
-                 observer: PacketObserver?, registeredPath: String?) {
+    private init(handle: OpaquePointer, info: AuthenticatorInfo, link: DeviceLink) {
         self.handle = handle
-        self.descriptor = descriptor
+        self.descriptor = link.descriptor
         self.info = info
-        self.observer = observer
-        self.registeredPath = registeredPath
+        self.link = link
     }
 
     deinit {
         fido_dev_close(handle)
         var owned: OpaquePointer? = handle
         fido_dev_free(&owned)
-        Self.unregister(registeredPath)
-    }
-
-    private static func unregister(_ path: String?) {
-        guard let path else { return }
-        PacketDeviceRegistry.unregister(path)
-        PacketDeviceIO.removeObserver(for: path)
+        link.release()
     }
 
     /// Asks the key to abandon the request in flight (CTAPHID_CANCEL).
@@ -122,10 +88,11 @@ public final class FIDODevice: @unchecked Sendable {
     /// `timeout` bounds the whole exchange (libfido2 counts it down across
     /// reads); a read that runs out of it comes back as FIDO_ERR_RX, which is
     /// reported here as the key's own USER_ACTION_TIMEOUT would be.
-    /// `progress` hears `.processing` at once and `.touch` when the key says it
-    /// waits for the user — from KEEPALIVE packets on packet devices; for hidraw
-    /// keys, whose keepalives libfido2 consumes, as soon as a request that
-    /// needs presence is sent.
+    /// `progress` hears `.processing` at once and `.touch` (`.tap` for a key on
+    /// a PC/SC reader) when the key says it waits for the user — from
+    /// KEEPALIVE packets on packet devices and `9100` keepalives on cards; for
+    /// hidraw keys, whose keepalives libfido2 consumes, as soon as a request
+    /// that needs presence is sent.
     func exchange(timeout: Duration?, expectsTouch: Bool,
                   progress: (@Sendable (ProgressStage) -> Void)?,
                   _ body: (OpaquePointer) -> Int32) -> Int32 {
@@ -133,14 +100,23 @@ public final class FIDODevice: @unchecked Sendable {
             let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
             _ = fido_dev_set_timeout(handle, milliseconds)
             progress?(.processing)
-            if let observer {
+            // What the person does for presence: touch a USB key, tap an NFC one.
+            let presence: ProgressStage = descriptor.transport == .nfc ? .tap : .touch
+            if let observer = link.observer {
                 observer.setHandler { status in
-                    if status == 0x02 { progress?(.touch) }  // KEEPALIVE UPNEEDED
+                    if status == 0x02 { progress?(presence) }  // KEEPALIVE UPNEEDED
+                }
+            } else if let applet = link.applet {
+                applet.setKeepaliveHandler { status in
+                    if status == 0x02 { progress?(presence) }  // 9100 with UPNEEDED
                 }
             } else if expectsTouch {
-                progress?(.touch)
+                progress?(presence)
             }
-            defer { observer?.setHandler(nil) }
+            defer {
+                link.observer?.setHandler(nil)
+                link.applet?.setKeepaliveHandler(nil)
+            }
             let clock = ContinuousClock()
             let started = clock.now
             let status = body(handle)
@@ -166,7 +142,7 @@ public final class FIDODevice: @unchecked Sendable {
                     if state.withLock({ $0.cancelled }) {
                         result = .failure(.cancelled)
                     } else {
-                        do throws(FIDOError) { result = .success(try body(self)) } catch { result = .failure(error) }
+                        do throws(FIDOError) { result = .success(try body(self)) } catch { result = .failure(self.link.explained(error)) }
                     }
                     state.withLock { $0.finished = true }
                     continuation.resume(returning: result)

@@ -6,6 +6,8 @@ public enum ProgressStage: String, Sendable, Codable {
     case processing
     /// The key waits for a touch (or a fingerprint).
     case touch
+    /// A key on an NFC (PC/SC) reader waits for presence: tap it on the reader, or keep it there.
+    case tap
     /// A PIN exchange with the key is under way.
     case pin
 }

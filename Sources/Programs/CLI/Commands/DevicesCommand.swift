@@ -6,9 +6,11 @@ struct DevicesCommand: Verb {
         commandName: "devices",
         abstract: "List connected security keys and what they can do.",
         discussion: """
-        USB keys are found through libfido2. The software authenticator is listed \
-        when --device virtual is given or [device] default = "virtual" is configured; \
-        it is always marked [software].
+        USB keys are found through libfido2. Keys on PC/SC readers (NFC keys on a \
+        contactless reader) are listed as pcsc:READER when the card in the reader \
+        answers the FIDO applet's SELECT, and marked [nfc]; pass that name to \
+        --device. The software authenticator is listed when --device virtual is \
+        given or [device] default = "virtual" is configured; it is always marked [software].
         """)
 
     @OptionGroup var deviceOptions: DeviceOptions
@@ -19,11 +21,13 @@ struct DevicesCommand: Verb {
                                           interaction: TerminalInteraction(pins: .interactive))
         if runOptions.json { Output.json(list); return }
         if list.devices.isEmpty {
-            Output.line("No security key is connected. (Use --device virtual for the software authenticator.)")
+            Output.line("No security key is connected, by USB or on a PC/SC (NFC) reader. (Use --device virtual for the software authenticator.)")
             return
         }
         for device in list.devices {
-            Output.line("\(device.path)  \(device.manufacturer) \(device.product)\(device.software ? "  [software]" : "")")
+            let mark = device.software ? "  [software]" : (device.transport == "nfc" ? "  [nfc]" : "")
+            let name = [device.manufacturer, device.product].filter { !$0.isEmpty }.joined(separator: " ")
+            Output.line("\(device.path)  \(name)\(mark)")
             if let error = device.error { Output.line("  error: \(error)"); continue }
             Output.line("  versions:   \(device.versions.joined(separator: ", "))")
             Output.line("  aaguid:     \(device.aaguid)")

@@ -5,8 +5,8 @@ import Settings
 /// `--device` and `--virtual-state`: which authenticator to use.
 struct DeviceOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The authenticator: `virtual` (the software authenticator) or a path such as /dev/hidraw0.",
-        discussion: "Default: [device] default in config.toml, else the only connected security key."))
+        "The authenticator: `virtual` (the software authenticator), a path such as /dev/hidraw0, or pcsc:READER for a key on a PC/SC (NFC) reader.",
+        discussion: "Default: [device] default in config.toml, else the only connected security key (USB; if none, on a PC/SC reader)."))
     var device: String?
 
     @Option(name: .long, help: ArgumentHelp(

@@ -4,7 +4,7 @@ import Settings
 import Synchronization
 
 /// Answers a ceremony's questions at the terminal: "Touch your security
-/// key…" on stderr, PIN prompts (or `--pin-stdin`, or pinentry), and the
+/// key…" (or "Tap…" for a key on an NFC reader) on stderr, PIN prompts (or `--pin-stdin`, or pinentry), and the
 /// account choice when several match.
 package final class TerminalInteraction: UserInteraction {
     private let pins: PINSource
@@ -18,12 +18,14 @@ package final class TerminalInteraction: UserInteraction {
     }
 
     package func progress(_ stage: ProgressStage) {
-        guard stage == .touch else { return }
+        guard stage == .touch || stage == .tap else { return }
         let first = touchShown.withLock { shown in
             defer { shown = true }
             return !shown
         }
-        if first { TerminalPrompt.status("Touch your security key…") }
+        guard first else { return }
+        // An NFC key is tapped on (or held to) its reader, a USB key touched.
+        TerminalPrompt.status(stage == .tap ? "Tap your security key on the reader…" : "Touch your security key…")
     }
 
     package func pin(_ request: PINRequest) async throws -> String {
