@@ -75,8 +75,12 @@ struct IDXServer: Sendable {
             return Self.ion(body, status: error.status)
         case .field(let transaction, let path):
             var body = await render(transaction)
-            if let remediations = body.remediation?.value {
+            let remediations = body.remediation?.value ?? []
+            if remediations.contains(where: { $0.value.contains { $0.has(path: path[...]) } }) {
                 body.remediation = .init(remediations.map { $0.attaching(error.message, at: path) })
+            } else {
+                // No form of this state has the field: the message must not be lost.
+                body.messages = .init([error.message])
             }
             return Self.ion(body, status: error.status)
         }
@@ -124,6 +128,12 @@ extension ION.Remediation {
 }
 
 extension ION.Field {
+    /// Whether the dotted `path` names this field or one in its nested form.
+    func has(path: ArraySlice<String>) -> Bool {
+        guard path.first == name else { return false }
+        return path.count == 1 || (form?.value.contains { $0.has(path: path.dropFirst()) } ?? false)
+    }
+
     func attaching(_ message: ION.Message, at path: ArraySlice<String>) -> ION.Field {
         guard path.first == name else { return self }
         var copy = self
