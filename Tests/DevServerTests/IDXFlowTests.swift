@@ -81,4 +81,30 @@ import WebAuthn
             #expect((activation["challenge"] as? String).flatMap(Base64URL.decode)?.count == 32)
         }
     }
+
+    @Test func aConfiguredRPIDIsSentAndAnotherOriginAllowed() async throws {
+        let rpId = "login.passkey.test", origin = "https://login.passkey.test"
+        try await IDXHarness.with({ $0.idx.rpId = rpId; $0.idx.origins = [origin] }) { base in
+            var idx = base
+            idx.rpId = rpId
+            var key = SoftwareAuthenticator()
+            let start = try await idx.start()
+            let enrolling = try await idx.select(try await idx.identify(start.answer, "alice"), "select-authenticator-enroll", key: "webauthn")
+            let activation = try #require(enrolling.currentContext?["activationData"] as? [String: Any])
+            #expect((activation["rp"] as? [String: Any])?["id"] as? String == rpId)
+            let done = try await idx.proceed(enrolling, "enroll-authenticator", try idx.attestation(enrolling, key: &key, origin: origin))
+            #expect(done.json["successWithInteractionCode"] != nil, "\(done)")
+
+            let next = try await idx.start()
+            let challenge = try await idx.select(try await idx.identify(next.answer, "alice"), "select-authenticator-authenticate", key: "webauthn")
+            #expect((challenge.currentContext?["challengeData"] as? [String: Any])?["rpId"] as? String == rpId)
+            // The issuer's origin stays allowed; the RP ID must be the configured one.
+            var tampering = SoftwareAuthenticator.Tampering()
+            tampering.rpId = "127.0.0.1"
+            let wrongRp = try await idx.proceed(challenge, "challenge-authenticator", try idx.assertion(challenge, key: &key, tampering: tampering))
+            #expect(wrongRp.messageTexts.first?.contains("rpIdHash") == true, "\(wrongRp)")
+            let signedIn = try await idx.proceed(wrongRp, "challenge-authenticator", try idx.assertion(wrongRp, key: &key))
+            #expect(signedIn.json["successWithInteractionCode"] != nil, "\(signedIn)")
+        }
+    }
 }

@@ -12,8 +12,9 @@ struct IDXHarness {
     let oauth: OAuthHarness
     /// `http://127.0.0.1:PORT`, the org's origin: what clientDataJSON says.
     let origin: String
-    /// The RP ID a client derives from `u2fParams.appid`: the issuer's host.
-    let rpId = "127.0.0.1"
+    /// The RP ID a client derives from `u2fParams.appid`: the issuer's host,
+    /// unless the test configured another.
+    var rpId = "127.0.0.1"
     static let password = "correct horse battery"
 
     init(_ h: DevServerHarness) {
