@@ -137,7 +137,7 @@ let package = Package(
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
-        .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient",
+        .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
                                                    "ISO7816", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
