@@ -1,20 +1,25 @@
+import CBOR
 import ISO7816
 import Logging
 import PIVWire
 import VirtualCard
 
 extension FuzzTarget {
-    /// Command APDUs into a fresh virtual card holding the PIV applet, as the
-    /// vpcd connection hands them over: chaining, GET RESPONSE, PIN and PUK
-    /// counters, data objects, key generation, GENERAL AUTHENTICATE.
+    /// Command APDUs into a fresh virtual card holding the PIV and FIDO2
+    /// applets, as `passkey-vcard` builds it and the vpcd connection hands
+    /// them over: chaining, GET RESPONSE, PIN and PUK counters, data objects,
+    /// key generation, GENERAL AUTHENTICATE; NFCCTAP_MSG with and without
+    /// polling, NFCCTAP_GETRESPONSE and cancel. (The name is the target's
+    /// from before the FIDO2 applet, kept with its corpus.)
     static let piv = FuzzTarget(
         name: "piv",
-        summary: "command APDUs, each a 2-byte big-endian length and the APDU, into a fresh VirtualCard with the PIV applet",
+        summary: "command APDUs, each a 2-byte big-endian length and the APDU, into a fresh VirtualCard with the PIV and FIDO2 applets",
         maximumLength: 8192,
         seeds: {
             let commands = PIVSeeds.commands
             var seeds = [Seed("session", PIVSeeds.lengthPrefixed(commands.map(\.bytes)))]
             seeds += commands.map { Seed($0.name, PIVSeeds.lengthPrefixed([PIVSeeds.select, $0.bytes])) }
+            seeds += FIDO2CardSeeds.seeds
             return seeds
         },
         run: { bytes in
@@ -39,9 +44,12 @@ enum PIVSeeds {
 
     static func freshCard() -> VirtualCard {
         do {
-            return VirtualCard(applets: [try PIVApplet(stateFile: nil, logger: quiet)], logger: quiet)
+            let memory = try CardMemory(file: nil)
+            return VirtualCard(applets: [try PIVApplet(memory: memory, logger: quiet),
+                                         try FIDO2Applet(memory: memory, logger: quiet)],
+                               logger: quiet)
         } catch {
-            fatalError("an in-memory PIV card cannot be made: \(error)")
+            fatalError("an in-memory PIV and FIDO2 card cannot be made: \(error)")
         }
     }
 
@@ -89,4 +97,37 @@ enum PIVSeeds {
 extension CommandAPDU {
     /// Seeds are built from valid values; an encoding failure leaves an empty (still valid) input.
     var encodedOrEmpty: [UInt8] { (try? encoded()) ?? [] }
+}
+
+/// CTAP over ISO 7816 as python-fido2 (P1 0x80, polling) and libfido2 (P1 0) send it.
+enum FIDO2CardSeeds {
+    static let select = CommandAPDU.select(applicationIdentifier: [0xA0, 0x00, 0x00, 0x06, 0x47, 0x2F, 0x00, 0x01]).encodedOrEmpty
+
+    static func message(_ request: [UInt8], polling: Bool) -> [UInt8] {
+        CommandAPDU(cla: 0x80, ins: 0x10, p1: polling ? 0x80 : 0x00, p2: 0x00, data: request, expectedLength: 256).encodedOrEmpty
+    }
+
+    static var seeds: [Seed] {
+        var makeCredential: [UInt8] = [0x01]
+        CBOR.map([
+            1: .bytes([UInt8](repeating: 7, count: 32)),
+            2: ["id": "example.com"],
+            3: ["id": .bytes([1, 2, 3, 4]), "name": "alice"],
+            4: [["alg": -7, "type": "public-key"]],
+            7: ["rk": true],
+        ]).encode(into: &makeCredential)
+        // 250-byte blocks with CLA 0x90, as python-fido2 chains.
+        let chained = CommandAPDU(cla: 0x90, ins: 0x10, p1: 0x80, p2: 0x00, data: Array(makeCredential.prefix(40))).encodedOrEmpty
+        let rest = message(Array(makeCredential.dropFirst(40)), polling: true)
+        let poll = CommandAPDU(cla: 0x80, ins: 0x11, p1: 0x00, p2: 0x00, expectedLength: 256).encodedOrEmpty
+        let cancel = CommandAPDU(cla: 0x80, ins: 0x11, p1: 0x11, p2: 0x00, expectedLength: 256).encodedOrEmpty
+        var getAssertion: [UInt8] = [0x02]
+        CBOR.map([1: "example.com", 2: .bytes([UInt8](repeating: 8, count: 32))]).encode(into: &getAssertion)
+        return [
+            Seed("fido2-get-info", PIVSeeds.lengthPrefixed([select, message([0x04], polling: true)])),
+            Seed("fido2-register-and-sign", PIVSeeds.lengthPrefixed(
+                [select, message(makeCredential, polling: false), CommandAPDU.getResponse(length: 256).encodedOrEmpty, message(getAssertion, polling: false)])),
+            Seed("fido2-chained-poll-cancel", PIVSeeds.lengthPrefixed([select, chained, rest, poll, cancel])),
+        ]
+    }
 }

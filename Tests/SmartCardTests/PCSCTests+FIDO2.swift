@@ -51,6 +51,26 @@ extension PCSCTests {
         #expect(assertion?[4]?["id"]?.bytesValue == [1, 2, 3, 4])
     }
 
+    @Test("python-fido2 (CtapPcscDevice on pyscard) against the FIDO2 applet: PIN, registration, assertions, hmac-secret, its own verification")
+    func pythonFIDO2ThroughPCSC() throws {
+        // The user takes a moment for every touch, so python-fido2 polls through 9100 as with a real key.
+        let fixture = try PCSCFixture(options: ["--presence", "approve-after:150"])
+        guard FileManager.default.isExecutableFile(atPath: Interop.python) else {
+            throw HarnessError("python-fido2's environment is not installed at \(Interop.python): run ./scripts/test, which installs it")
+        }
+        let pinFile = try TemporaryDirectory.make(prefix: "pin", in: fixture.harness.directory) + "/pin"
+        try TextFile.write("4821\n", to: pinFile)
+        let result = try fixture.harness.run(Interop.python, [Interop.packageRoot + "/Tests/Interop/fido2_over_pcsc.py", fixture.reader],
+                                             standardInput: pinFile, timeout: 180)
+        #expect(result.status == 0, "python-fido2 disagreed with the applet:\n\(result.standardError)\ncard log:\n\(fixture.card.log)")
+        let line = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+        let facts = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(facts["aaguid"] as? String == "6f4d2a1e9c3b4e578a602b7d1c5e9f03")
+        #expect(facts["pinRetriesAfterWrongPIN"] as? Int == 7)
+        #expect((facts["touchPrompts"] as? Int ?? 0) > 0)
+        #expect((facts["credentialId"] as? String)?.isEmpty == false)
+    }
+
     @Test("passkey-vcard refuses unknown applets and policies with a clear message")
     func vcardOptionErrors() throws {
         let harness = try PCSCHarness.shared()
