@@ -108,10 +108,12 @@ import VirtualAuthenticator
     @Test func resetOutsideItsWindowSaysHowToPowerUpAgain() throws {
         let key = try keyWithThreePasskeys(VirtualAuthenticatorConfiguration(builtInUV: false, resetWindowMilliseconds: 0))
         let device = try key.reopened()
-        #expect(throws: FIDOError.resetNotAllowed(software: true)) { try device.reset() }
+        #expect(throws: FIDOError.resetNotAllowed(.virtual)) { try device.reset() }
         #expect(try device.managedCredentials(pin: Self.pin).count == 3, "nothing was deleted")
-        #expect(FIDOError.resetNotAllowed(software: false).description
+        #expect(FIDOError.resetNotAllowed(.usb).description
                 == "reset is only allowed within 10 seconds of plugging the key in: unplug it, plug it back, and run this again")
+        #expect(FIDOError.resetNotAllowed(.nfc).description
+                == "reset is only allowed within 10 seconds of putting the key on the reader: take it off the reader, put it back, and run this again")
     }
 
     @Test func resetDeclinedAtTheKeyIsDenied() throws {

@@ -26,7 +26,7 @@ extension CoreServices {
                 let descriptor = device.descriptor
                 return KeyInfo(
                     path: descriptor.path, manufacturer: descriptor.manufacturer, product: descriptor.product,
-                    software: descriptor.isSoftware, aaguid: Hexadecimal.encode(info.aaguid),
+                    software: descriptor.isSoftware, transport: descriptor.transport.rawValue, aaguid: Hexadecimal.encode(info.aaguid),
                     versions: info.versions, extensions: info.extensions, options: info.options,
                     algorithms: info.algorithms, transports: info.transports,
                     pinUvAuthProtocols: info.pinUvAuthProtocols, firmwareVersion: info.firmwareVersion,

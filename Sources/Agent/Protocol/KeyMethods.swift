@@ -42,6 +42,8 @@ public struct KeyInfo: Codable, Sendable, Equatable {
     public var product: String
     /// True for the software authenticator: it is not hardware.
     public var software: Bool
+    /// How the key is reached: `usb`, `nfc` (a PC/SC reader) or `virtual`.
+    public var transport: String
     /// The AAGUID, 32 lowercase hex digits (as `devices.list` gives it).
     public var aaguid: String
     public var versions: [String]
@@ -63,7 +65,7 @@ public struct KeyInfo: Codable, Sendable, Equatable {
     public var pinRetries: Int?
     public var uvRetries: Int?
 
-    public init(path: String, manufacturer: String, product: String, software: Bool, aaguid: String,
+    public init(path: String, manufacturer: String, product: String, software: Bool, transport: String, aaguid: String,
                 versions: [String], extensions: [String], options: [String: Bool], algorithms: [Int],
                 transports: [String], pinUvAuthProtocols: [Int], firmwareVersion: Int, maxMessageSize: Int,
                 maxCredentialCountInList: Int, maxCredentialIdLength: Int, minPINLength: Int,
@@ -72,6 +74,7 @@ public struct KeyInfo: Codable, Sendable, Equatable {
         self.manufacturer = manufacturer
         self.product = product
         self.software = software
+        self.transport = transport
         self.aaguid = aaguid
         self.versions = versions
         self.extensions = extensions

@@ -44,8 +44,9 @@ public enum FIDOError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The key's storage for discoverable credentials is full.
     case keyStoreFull
     /// The key refused authenticatorReset: keys allow it only within 10 s of
-    /// power-up (for the software authenticator, of being loaded).
-    case resetNotAllowed(software: Bool)
+    /// power-up — of being plugged in, of reaching the reader's field, or
+    /// (the software authenticator) of being loaded. Says how, by transport.
+    case resetNotAllowed(DeviceTransport)
     /// A request parameter was refused before reaching the key.
     case invalidArgument(String)
     /// Any other libfido2 or CTAP error, with libfido2's own description.
@@ -77,9 +78,11 @@ public enum FIDOError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedAlgorithm: return "the security key supports none of the algorithms the site accepts"
         case .unsupportedOption(let what): return "the security key does not support \(what)"
         case .keyStoreFull: return "the security key has no room for another discoverable passkey"
-        case .resetNotAllowed(software: false):
+        case .resetNotAllowed(.usb):
             return "reset is only allowed within 10 seconds of plugging the key in: unplug it, plug it back, and run this again"
-        case .resetNotAllowed(software: true):
+        case .resetNotAllowed(.nfc):
+            return "reset is only allowed within 10 seconds of putting the key on the reader: take it off the reader, put it back, and run this again"
+        case .resetNotAllowed(.virtual):
             return "reset is only allowed within 10 seconds of the software authenticator's power-up, which is when the agent first uses it: restart the agent (or use --no-agent) and run this again"
         case .invalidArgument(let what): return "invalid request: \(what)"
         case .other(let code, let text): return "security key error \(code): \(text)"

@@ -12,7 +12,7 @@ extension FIDODevice {
             fido_dev_reset(handle)
         }
         guard status == FIDO_OK else {
-            if status == FIDO_ERR_NOT_ALLOWED { throw .resetNotAllowed(software: descriptor.isSoftware) }
+            if status == FIDO_ERR_NOT_ALLOWED { throw .resetNotAllowed(descriptor.transport) }
             throw FIDOError(code: status, operation: "resetting the key")
         }
     }

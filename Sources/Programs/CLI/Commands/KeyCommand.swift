@@ -21,7 +21,8 @@ struct KeyInfoCommand: Verb {
         let info = try await backend.call(KeyInfoMethod.self, .init(device: deviceOptions.choice),
                                           interaction: TerminalInteraction(pins: .interactive))
         if runOptions.json { Output.json(info); return }
-        Output.line("\(info.path)  \(info.manufacturer) \(info.product)\(info.software ? "  [software]" : "")")
+        let mark = info.software ? "  [software]" : (info.transport == "nfc" ? "  [nfc]" : "")
+        Output.line("\(info.path)  \(info.manufacturer) \(info.product)\(mark)")
         let options = info.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         let pin = info.pinSet ? "set" : (info.options["clientPin"] == nil ? "not supported" : "not set")
         var rows: [(String, String)] = [
@@ -65,9 +66,10 @@ struct KeyResetCommand: Verb {
         commandName: "reset",
         abstract: "Reset a security key: delete every passkey on it and its PIN.",
         discussion: """
-        Keys allow a reset only within 10 seconds of being plugged in, and only with a touch. \
-        On a terminal it says what will be lost and asks you to type `reset`, then (for a \
-        hardware key) to plug the key in again; elsewhere pass --yes. The software \
+        Keys allow a reset only within 10 seconds of being plugged in (or put on an NFC \
+        reader), and only with a touch. On a terminal it says what will be lost and asks you \
+        to type `reset`, then to plug the key in again (or put it back on the reader); \
+        elsewhere pass --yes. The software \
         authenticator is "plugged in" when the agent first uses it, or, without an agent, \
         when the command starts.
         """)
@@ -95,8 +97,11 @@ struct KeyResetCommand: Verb {
             guard TerminalPrompt.ask("Type `reset` to erase the key: ") == "reset" else {
                 throw AgentError(.cancelled, "the key was not reset; nothing was changed")
             }
-            if !key.software {
-                _ = TerminalPrompt.ask("Keys allow a reset only just after they are plugged in: unplug the key, plug it back in, then press Enter. ")
+            // Keys allow a reset only just after power-up: have the person give it one.
+            switch key.transport {
+            case "usb": _ = TerminalPrompt.ask("Now unplug the key, plug it back in, then press Enter. ")
+            case "nfc": _ = TerminalPrompt.ask("Now take the key off the reader, put it back, then press Enter (and keep it there). ")
+            default: break
             }
         }
         let report = try await backend.call(KeyResetMethod.self, .init(device: deviceOptions.choice), interaction: interaction)
