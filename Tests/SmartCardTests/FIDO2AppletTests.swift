@@ -129,20 +129,21 @@ struct FIDO2AppletTests {
     func keepalivePolling() throws {
         let (card, applet) = try TestCards.fido2Card()
         var (client, _) = try client(card)
-        applet.presencePolicy = .approveAfter(milliseconds: 400)
+        // Far longer than the card's first wait for the answer, so the first reply is 9100.
+        applet.presencePolicy = .approveAfter(milliseconds: 1000)
         _ = try register(&client)
         #expect(!client.keepalives.isEmpty)
         #expect(client.keepalives.allSatisfy { $0 == 1 || $0 == 2 })
-        #expect(client.keepalives.contains(2))
     }
 
-    @Test("cancel (80 11 11 00) ends a wait for the user with KEEPALIVE_CANCEL")
+    @Test("UPNEEDED while the user is asked; cancel (80 11 11 00) then ends the wait with KEEPALIVE_CANCEL")
     func cancel() throws {
         let (card, applet) = try TestCards.fido2Card()
         var (client, _) = try client(card)
         applet.presencePolicy = .timeout(milliseconds: nil)
-        let (status, _) = try client.send(0x01, Self.makeCredential(), cancelAfterPolls: 2)
+        let (status, _) = try client.send(0x01, Self.makeCredential(), cancelWhen: { $0 == 2 })
         #expect(status == CTAPStatus.keepaliveCancel.rawValue)
+        #expect(client.keepalives.contains(2))
         // The card is free again.
         applet.presencePolicy = .approve
         #expect(try client.send(0x04).status == 0)
@@ -219,6 +220,10 @@ struct FIDO2AppletTests {
             let (card, _) = try TestCards.fido2Card(stateFile: CardStateFile(path: path))
             var (client, _) = try client(card)
             credentialId = try register(&client).0
+            // A PIV write after the FIDO2 one (a wrong PIN costs a try) keeps the fido2 member.
+            #expect(card.process(.select(applicationIdentifier: [0xA0, 0x00, 0x00, 0x03, 0x08])).status == .success)
+            let wrongPIN = CommandAPDU(ins: 0x20, p1: 0x00, p2: 0x80, data: Array("999999".utf8) + [0xFF, 0xFF])
+            #expect(card.process(wrongPIN).status == .verificationFailed(triesLeft: 2))
         }
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

@@ -23,8 +23,8 @@ struct FIDO2CardClient {
     }
 
     /// Sends command ‖ CBOR and returns the CTAP response (status byte ‖ CBOR)
-    /// once the card answers 9000; `cancelAfterPolls` sends the cancel P1 on that poll.
-    mutating func call(_ command: UInt8, _ parameters: CBOR? = nil, cancelAfterPolls: Int? = nil) throws -> [UInt8] {
+    /// once the card answers 9000; polls send the cancel P1 once `cancelWhen` holds for a keepalive status.
+    mutating func call(_ command: UInt8, _ parameters: CBOR? = nil, cancelWhen: ((UInt8) -> Bool)? = nil) throws -> [UInt8] {
         var request = [command]
         parameters?.encode(into: &request)
         var response = try channel.transmit(
@@ -37,7 +37,7 @@ struct FIDO2CardClient {
             polls += 1
             // Bounded: a card that never finishes fails the test instead of hanging it.
             guard polls < 1000 else { throw ClientFailure("the card answered 9100 a thousand times") }
-            let cancel = cancelAfterPolls.map { polls >= $0 } ?? false
+            let cancel = response.data.first.map { cancelWhen?($0) ?? false } ?? false
             response = try channel.transmit(CommandAPDU(cla: 0x80, ins: 0x11, p1: cancel ? 0x11 : 0x00, p2: 0x00,
                                                         expectedLength: 256))
         }
@@ -46,8 +46,9 @@ struct FIDO2CardClient {
     }
 
     /// `call`, split into status and decoded body.
-    mutating func send(_ command: UInt8, _ parameters: CBOR? = nil, cancelAfterPolls: Int? = nil) throws -> (status: UInt8, body: CBOR?) {
-        let response = try call(command, parameters, cancelAfterPolls: cancelAfterPolls)
+    mutating func send(_ command: UInt8, _ parameters: CBOR? = nil,
+                       cancelWhen: ((UInt8) -> Bool)? = nil) throws -> (status: UInt8, body: CBOR?) {
+        let response = try call(command, parameters, cancelWhen: cancelWhen)
         guard let status = response.first else { throw ClientFailure("empty CTAP response") }
         guard response.count > 1 else { return (status, nil) }
         return (status, try CBOR.decode(Array(response.dropFirst()), limits: CBORDecodingLimits(requireCanonical: true)))
