@@ -50,6 +50,12 @@ public final class CTAP2Authenticator: Sendable {
         set { policies.withLock { $0.verification = newValue } }
     }
 
+    /// Whether a request started now may wait for the simulated user (a
+    /// `timeout` or `approve-after` policy). A host that answers its transport
+    /// while a request waits (keepalives, cancel) runs only such requests on
+    /// another thread, as `VirtualHIDDevice` does.
+    public var requestsMayWait: Bool { currentPolicies.mayWait }
+
     /// The last failure to write the state file, nil once a write succeeds again.
     /// (The failing request itself answered CTAP1_ERR_OTHER and changed nothing.)
     public var lastStateWriteError: VirtualAuthenticatorError? { diagnostics.lastStateWriteError }

@@ -12,8 +12,9 @@ import VirtualAuthenticator
 ///   status byte ‖ CBOR with 9000; CTAP errors travel in the status byte.
 ///   The card assembles command chains and splits long answers into 256-byte
 ///   parts fetched with GET RESPONSE (`VirtualCard`).
-/// - With P1 bit 0x80 (python-fido2) the request runs on a worker thread: if
-///   it is not done within `pollWaitMilliseconds` the card answers 9100 with
+/// - With P1 bit 0x80 (python-fido2) a request that may wait for the
+///   simulated user runs on a worker thread: if it is not done within
+///   `pollWaitMilliseconds` the card answers 9100 with
 ///   a keepalive status byte (1 PROCESSING, 2 UPNEEDED) and the client polls
 ///   NFCCTAP_GETRESPONSE `80 11 00 00`, or cancels with `80 11 11 00`.
 ///   With P1 = 0 (libfido2) the card answers when the request is done.
@@ -103,7 +104,9 @@ public final class FIDO2Applet: Applet {
         // A new request abandons one still being polled, as a new CTAPHID request would.
         abandonRequest()
         logger.debug("CTAP command 0x\(Hexadecimal.encode(command.data.prefix(1)))")
-        guard command.p1 & FIDO2CardWire.clientSupportsGetResponse != 0 else {
+        // Inline when nothing can make the request wait (policies approve or deny):
+        // no thread hand-off on the path every getAssertion takes.
+        guard command.p1 & FIDO2CardWire.clientSupportsGetResponse != 0, authenticator.requestsMayWait else {
             return answer(authenticator.process(command.data))
         }
         let request = CTAPRequestInFlight(command.data, on: authenticator)
