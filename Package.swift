@@ -175,7 +175,8 @@ let package = Package(
         .testTarget(name: "OpenIDTests", dependencies: ["OpenID", "Tokens", "HTTPTransport", "TestSupport", "Harness", jwtKit, crypto, cryptoExtras]),
         .testTarget(name: "BeyondIdentityTests", dependencies: ["BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
         // The IDX client against recorded answers shaped like the public SDK's mocks (Fixtures/), on a loopback server.
-        .testTarget(name: "OktaIDXTests", dependencies: ["OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", crypto],
+        .testTarget(name: "OktaIDXTests", dependencies: ["OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", "TestSupport",
+                                                   "passkey-devserver", crypto],
                     exclude: ["Fixtures"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "FIDO", "VirtualAuthenticator", crypto]),
     ]
