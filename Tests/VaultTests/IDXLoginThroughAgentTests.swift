@@ -164,4 +164,64 @@ import Glibc
         #expect(after.errorKind == "not_found", "the cancelled sign-in is gone: \(after)")
         #expect(try agent.passkey(["token", "get", "okta"]).status != 0, "nothing was stored")
     }
+
+    /// Runs a command on a pseudo-terminal and answers its prompts in turn:
+    /// each pair is the text to wait for and the line to type (nil: only wait).
+    static let terminal = """
+    import os, pty, select, sys, time
+    steps, argv = sys.argv[1], sys.argv[2:]
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(argv[0], argv)
+    out, shown = b"", b""
+    def expect(text):
+        global out, shown
+        end = time.time() + 60
+        while text.encode() not in out and time.time() < end:
+            if select.select([fd], [], [], 1)[0]:
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                out += data
+        if text.encode() not in out:
+            sys.stdout.write((shown + out).decode(errors="replace") + "\\n[never saw " + text + "]\\n")
+            sys.exit(3)
+        cut = out.index(text.encode()) + len(text)
+        shown, out = shown + out[:cut], out[cut:]
+    for step in steps.split("\\x1e"):
+        wait, _, typed = step.partition("\\x1f")
+        expect(wait)
+        if typed:
+            os.write(fd, typed.encode() + b"\\n")
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        out += data
+    _, status = os.waitpid(pid, 0)
+    sys.stdout.write((shown + out).decode(errors="replace"))
+    sys.exit(os.waitstatus_to_exitcode(status))
+    """
+
+    @Test("on a terminal: the username asked, the password without echo, a wrong one asked again with Okta's message")
+    func onATerminal() throws {
+        let (provider, agent) = try Self.setUp()
+        let steps = [("Username: ", "alice"), ("Password: ", "wrong one"), ("Password is incorrect", ""),
+                     ("Password: ", "correct horse battery"), ("Signed in", "")]
+            .map { $0.0 + "\u{1f}" + $0.1 }.joined(separator: "\u{1e}")
+        let run = try ProcessResult.run("/usr/bin/env", ["python3", "-c", Self.terminal, steps, try ProgramPaths.built("passkey"),
+                                                         "login", "okta", "--via", "okta-idx", "--issuer", provider.issuer,
+                                                         "--client-id", "cli", "--device", "virtual"],
+                                        standardInput: nil, environment: agent.harness.environment, scratch: agent.harness.home, timeout: 90)
+        #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+        #expect(run.standardOutput.contains("alice"), "the username is echoed")
+        #expect(!run.standardOutput.contains("wrong one") && !run.standardOutput.contains("correct horse"), "passwords are not: \(run.standardOutput)")
+        #expect(try agent.passkey(["token", "get", "okta"]).status == 0)
+    }
 }
