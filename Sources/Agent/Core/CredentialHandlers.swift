@@ -74,7 +74,7 @@ extension CoreServices {
     /// The PIN is asked for up front unless the key verifies users itself
     /// (then a fingerprint it does not recognise falls back to the PIN).
     static func credentialManagementNeedsPIN(_ device: FIDODevice) -> Bool {
-        device.info.hasPIN && !device.info.hasBuiltInUV
+        device.info.hasPIN && !device.managesCredentialsWithoutPIN
     }
 }
 

@@ -122,11 +122,18 @@ extension FIDODevice {
         }
     }
 
+    /// The key can grant a credential-management token from its own user
+    /// verification (a fingerprint), with no PIN: CTAP 2.1's
+    /// getPinUvAuthTokenUsingUvWithPermissions, which libfido2 uses when
+    /// given no PIN and the key has `pinUvAuthToken`.
+    public var managesCredentialsWithoutPIN: Bool {
+        info.hasBuiltInUV && info.options["pinUvAuthToken"] == true
+    }
+
     /// What must hold before a credman request is worth sending.
     private func requireCredentialManagement(pin: String?) throws(FIDOError) {
         guard supportsCredentialManagement else { throw .unsupportedOption("credential management") }
-        // Without a PIN libfido2 asks for a token from built-in UV, which a PIN-only key refuses.
-        if pin == nil && !info.hasBuiltInUV { throw info.hasPIN ? .pinRequired : .pinNotSet }
+        if pin == nil && !managesCredentialsWithoutPIN { throw info.hasPIN ? .pinRequired : .pinNotSet }
     }
 
     /// Runs one credman call; true when it found something, false when the
