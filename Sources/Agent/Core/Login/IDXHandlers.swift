@@ -44,6 +44,8 @@ extension CoreServices {
         }
         let login = IDXLogin(plan: plan, client: client, authenticator: params.authenticator, redirectURI: redirectURI,
                              expiresAt: expiresAt, transaction: transaction, response: response)
+        _ = login.claim()
+        defer { login.release() }
         logins.add(login)
         let ceremony = IDXCeremony(device: params.device, pin: params.pin,
                                    interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false))
@@ -61,9 +63,14 @@ extension CoreServices {
             await cancelIDX(login)
             throw AgentError(.cancelled, "the IDX sign-in of \"\(params.account)\" was cancelled")
         }
+        guard login.claim() else {
+            throw AgentError(.deviceBusy, "a step of the IDX sign-in of \"\(params.account)\" is already running; wait for its answer")
+        }
+        defer { login.release() }
         let response = await login.response
         guard let form = response.remediation(params.remediation) else {
-            throw IDXError.noSuchRemediation(String(params.remediation.prefix(64)), offered: response.remediations.map(\.name))
+            throw Self.agentError(.noSuchRemediation(TokenError.sanitised(String(params.remediation.prefix(64))) ?? "",
+                                                     offered: response.remediations.map(\.name)))
         }
         let ceremony = IDXCeremony(device: params.device, pin: params.pin,
                                    interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false))

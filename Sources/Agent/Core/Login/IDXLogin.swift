@@ -1,5 +1,6 @@
 import AgentProtocol
 import OktaIDX
+import Synchronization
 import Tokens
 
 /// One Okta IDX sign-in in flight: its secrets (the transaction: PKCE
@@ -13,6 +14,9 @@ actor IDXLogin {
     nonisolated let redirectURI: String
     /// Seconds since 1970 after which the sign-in is given up.
     nonisolated let expiresAt: Int64
+    /// A call is running the sign-in's steps: a second one is refused, not
+    /// interleaved (a form is sent only on the answer it came from).
+    nonisolated let running = Mutex(false)
     var transaction: IDXTransaction
     var response: IDXResponse
     /// `idx.session.expired` restarts the transaction once; the second time it stops.
@@ -53,4 +57,17 @@ actor IDXLogin {
     }
 
     nonisolated var isExpired: Bool { TokenSet.now() >= expiresAt }
+
+    /// Takes the sign-in for one call; false when another call has it.
+    nonisolated func claim() -> Bool {
+        running.withLock { running in
+            guard !running else { return false }
+            running = true
+            return true
+        }
+    }
+
+    nonisolated func release() {
+        running.withLock { $0 = false }
+    }
 }
