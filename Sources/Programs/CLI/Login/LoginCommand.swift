@@ -30,6 +30,13 @@ struct LoginCommand: Verb {
 
         A login that signs in another subject than the account's is refused unless \
         --force. Interrupting the command cancels the login.
+
+        --via okta-idx signs in to Okta Identity Engine without a browser: the agent \
+        runs IDX's forms and asks here only what they ask (--username, a password \
+        without echo or from --password-stdin, a numbered choice); the security key is \
+        chosen when Okta offers it — enrolled the first time, touched after that — \
+        unless --authenticator names another. The account then signs in the same way \
+        with `passkey login ACCOUNT`.
         """)
 
     @Argument(help: "The account name (your choice, e.g. work).")
@@ -43,7 +50,7 @@ struct LoginCommand: Verb {
     @Option(name: .customLong("scope"), parsing: .singleValue,
             help: "A scope to ask for (repeat it, or give several separated by spaces). Default: openid profile email offline_access.")
     var scopes: [String] = []
-    @Option(help: "auto, browser, device or paste.")
+    @Option(help: "auto, browser, device or paste (okta-idx: as --via okta-idx).")
     var flow: LoginFlow?
     @Option(help: "A fixed loopback port for the redirect (e.g. for `ssh -L PORT:127.0.0.1:PORT`).")
     var port: Int?
