@@ -59,6 +59,9 @@ package enum IDXWire {
         var body = Substring(text)
         while body.last == "=" { body.removeLast() }
         let bytes = Array(body.utf8)
+        // Only the two alphabets; padding only at the end (Foundation's decoder
+        // would take "=" inside the text).
+        guard bytes.allSatisfy(isBase64Character) else { return nil }
         let url = bytes.contains(UInt8(ascii: "-")) || bytes.contains(UInt8(ascii: "_"))
         let standard = bytes.contains(UInt8(ascii: "+")) || bytes.contains(UInt8(ascii: "/"))
         guard !(url && standard), bytes.count % 4 != 1 else { return nil }
@@ -80,5 +83,15 @@ package enum IDXWire {
         guard let fields = try? FormFields(parsing: bytes), let id = fields["client_id"], let client = clients[id],
               let interaction = try? IDXServer.interaction(fields, client: client) else { return nil }
         return (interaction.codeChallenge, interaction.state)
+    }
+
+    private static func isBase64Character(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
     }
 }
