@@ -86,19 +86,21 @@ struct VirtualCardCommand: ParsableCommand {
 
         let memory = try CardMemory(file: CardStateFile(path: statePath))
         var cardApplets: [any Applet] = []
+        // What the start-up line says; "serving PIV card <serial>" as before the FIDO2 applet.
+        var served: [String] = []
         for name in try Self.appletNames(applets) {
             switch name {
             case "piv":
                 let piv = try PIVApplet(memory: memory, logger: logger)
-                logger.info("PIV applet: card serial \(piv.serialNumber)")
                 cardApplets.append(piv)
+                served.append("PIV card \(piv.serialNumber)")
             default:
                 cardApplets.append(try FIDO2Applet(memory: memory, configuration: fido2Configuration(), logger: logger))
-                logger.info("FIDO2 applet: presence \(presence), built-in UV \(builtInUV ? "on" : "off")")
+                served.append("FIDO2 (presence \(presence), built-in UV \(builtInUV ? "on" : "off"))")
             }
         }
         let card = VirtualCard(applets: cardApplets, logger: logger)
-        logger.info("passkey-vcard serving \(cardApplets.map(\.name).joined(separator: ", ")) from \(statePath)")
+        logger.info("passkey-vcard serving \(served.joined(separator: " and ")) from \(statePath)")
         try VPCDClient(host: host, port: port, card: card, stop: stop, logger: logger).run()
         logger.info("stopped")
         withExtendedLifetime(sources) {}
