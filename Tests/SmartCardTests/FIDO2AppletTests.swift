@@ -242,6 +242,27 @@ struct FIDO2AppletTests {
         #expect(session == serial)
     }
 
+    @Test("a card with only the FIDO2 applet writes only the fido2 member")
+    func fido2OnlyState() throws {
+        let directory = try TemporaryDirectory.make(prefix: "fido2-state")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/vcard.json"
+        do {
+            let memory = try CardMemory(file: CardStateFile(path: path))
+            let card = VirtualCard(applets: [try FIDO2Applet(memory: memory, logger: TestCards.logger)], logger: TestCards.logger)
+            var (client, _) = try client(card)
+            _ = try register(&client)
+        }
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        #expect(Set(document.keys) == ["fido2"])
+        // The PIV applet, added later, starts factory-new beside it and keeps it.
+        let (card, _) = try TestCards.fido2Card(stateFile: CardStateFile(path: path))
+        var (client, _) = try client(card)
+        #expect(try client.send(0x02, Self.getAssertion()).status == 0)
+        let both = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        #expect(both["fido2"] != nil && both["serialNumber"] != nil)
+    }
+
     @Test("a damaged fido2 member is a clear error naming the file and the member")
     func damagedFIDO2State() throws {
         let directory = try TemporaryDirectory.make(prefix: "fido2-state")
