@@ -26,12 +26,10 @@ struct IDXHarness {
     /// A devserver with users alice (no password), bob (a password) and carol (no password).
     static func with(_ configure: (inout DevServerConfiguration) -> Void = { _ in },
                      _ body: (IDXHarness) async throws -> Void) async throws {
+        let users = [try IDXUserRegistration(username: "alice"), try IDXUserRegistration(username: "bob", password: password),
+                     try IDXUserRegistration(username: "carol")]
         try await DevServerHarness.with({ configuration in
-            configuration.idx = IDXConfiguration(users: [
-                try! IDXUserRegistration(username: "alice"),
-                try! IDXUserRegistration(username: "bob", password: password),
-                try! IDXUserRegistration(username: "carol"),
-            ])
+            configuration.idx = IDXConfiguration(users: users)
             configure(&configuration)
         }) { h in try await body(IDXHarness(h)) }
     }
