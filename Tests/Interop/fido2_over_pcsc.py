@@ -4,6 +4,7 @@ applet through the real pcscd: CtapPcscDevice over pyscard (libpcsclite, so
 PCSCLITE_CSOCK_NAME points it at the test's pcscd).
 
     fido2_over_pcsc.py READER < PIN
+    fido2_over_pcsc.py READER --cancel
 
 It reads GetInfo, sets the PIN with ClientPin, checks a wrong PIN costs one
 retry, registers a discoverable credential with user verification (the PIN)
@@ -12,15 +13,21 @@ discoverable credential. python-fido2 judges what the applet returns:
 Fido2Server checks rpIdHash, UP, UV and the assertion signatures, and its
 PackedAttestation verifies the packed self attestation. Prints one JSON line
 of facts for the calling test; any disagreement is an exception and exit 1.
+
+With --cancel (the card's simulated user never touches) it starts a
+makeCredential, and once the card reports UPNEEDED through 9100 it cancels
+the way python-fido2 does (NFCCTAP_GETRESPONSE with P1 0x11): the request
+must end with CTAP2_ERR_KEEPALIVE_CANCEL and the card must answer again.
 """
 import json
 import os
 import sys
+from threading import Event
 
 try:
     from fido2.attestation import AttestationType, PackedAttestation
     from fido2.client import DefaultClientDataCollector, Fido2Client, UserInteraction
-    from fido2.ctap import CtapError
+    from fido2.ctap import STATUS, CtapError
     from fido2.ctap2 import Ctap2
     from fido2.ctap2.extensions import CredPropsExtension, HmacSecretExtension
     from fido2.ctap2.pin import ClientPin
@@ -72,8 +79,35 @@ def open_device(reader):
     return devices[0]
 
 
+def cancel_while_waiting(reader):
+    """A makeCredential the user never answers, cancelled once the card says UPNEEDED."""
+    device = open_device(reader)
+    ctap2 = Ctap2(device)
+    event = Event()
+    statuses = []
+
+    def on_keepalive(status):
+        statuses.append(int(status))
+        if status == STATUS.UPNEEDED:
+            event.set()
+
+    try:
+        ctap2.make_credential(os.urandom(32), {"id": RP.id, "name": RP.name},
+                              {"id": USER.id, "name": USER.name}, [{"type": "public-key", "alg": -7}],
+                              event=event, on_keepalive=on_keepalive)
+        raise AssertionError("makeCredential succeeded although nobody touched the key")
+    except CtapError as error:
+        check(error.code == CtapError.ERR.KEEPALIVE_CANCEL, f"cancelled request answered {error.code!r}")
+    check(int(STATUS.UPNEEDED) in statuses, f"keepalive statuses {statuses}, no UPNEEDED")
+    check(ctap2.get_info().aaguid is not None, "the card does not answer after the cancel")
+    print(json.dumps({"keepaliveStatuses": sorted(set(statuses)), "cancelled": True}))
+
+
 def main():
     reader = sys.argv[1]
+    if sys.argv[2:] == ["--cancel"]:
+        cancel_while_waiting(reader)
+        return
     pin = sys.stdin.readline().strip()  # on stdin: a PIN has no place on a command line
     check(pin, "no PIN on standard input")
     facts = {"readerSeen": reader}

@@ -71,6 +71,18 @@ extension PCSCTests {
         #expect((facts["credentialId"] as? String)?.isEmpty == false)
     }
 
+    @Test("python-fido2 cancels a request waiting for a touch (NFCCTAP_GETRESPONSE P1 0x11): KEEPALIVE_CANCEL, and the card answers on")
+    func pythonFIDO2CancelThroughPCSC() throws {
+        let fixture = try PCSCFixture(options: ["--applets", "fido2", "--presence", "timeout"])
+        guard FileManager.default.isExecutableFile(atPath: Interop.python) else {
+            throw HarnessError("python-fido2's environment is not installed at \(Interop.python): run ./scripts/test, which installs it")
+        }
+        let result = try fixture.harness.run(Interop.python, [Interop.packageRoot + "/Tests/Interop/fido2_over_pcsc.py",
+                                                              fixture.reader, "--cancel"], timeout: 120)
+        #expect(result.status == 0, "python-fido2 disagreed with the applet:\n\(result.standardError)\ncard log:\n\(fixture.card.log)")
+        #expect(result.standardOutput.contains("\"cancelled\": true"))
+    }
+
     @Test("passkey-vcard refuses unknown applets and policies with a clear message")
     func vcardOptionErrors() throws {
         let harness = try PCSCHarness.shared()
