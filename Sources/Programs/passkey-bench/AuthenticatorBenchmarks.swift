@@ -17,6 +17,8 @@ import VirtualAuthenticator
 struct AuthenticatorBenchmarks {
     var iterations: Int
     var warmUp: Int
+    /// Where `passkey-vcard` is, for getAssertion over PC/SC (`PCSCAuthenticatorBenchmarks`).
+    var programs: Programs
 
     private static let rpId = "example.org"
     private static let descriptor = DeviceDescriptor(
@@ -97,6 +99,9 @@ struct AuthenticatorBenchmarks {
                 met: assertionRatio <= 4),
         ]
         report.notes = ["\(iterations) iterations after \(warmUp) warm-up; state in memory; user presence approved inline"]
+        // The same getAssertion with the key on a PC/SC reader (vpcd), against the same floor.
+        try PCSCAuthenticatorBenchmarks(iterations: iterations, warmUp: warmUp, programs: programs)
+            .run(signature: signature, into: &report)
         return report
     }
 }

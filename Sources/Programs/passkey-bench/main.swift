@@ -25,7 +25,8 @@ struct BenchCommand: ParsableCommand {
         && .build/release/passkey-bench).
 
         Groups: `authenticator` (makeCredential and getAssertion through libfido2 on the virtual \
-        authenticator, beside bare P-256), `ceremony` (passwordless.dev register and sign-in against \
+        authenticator, beside bare P-256; getAssertion over PC/SC to passkey-vcard's FIDO2 applet \
+        through a private pcscd and vpcd, beside the same floor and a bare APDU round trip), `ceremony` (passwordless.dev register and sign-in against \
         the devserver on loopback, split into HTTP and authenticator time, beside their floors), \
         `agent` (agent.status round trips and throughput against a real passkey-agent), `cli` \
         (`passkey status` and `passkey token get` from an unlocked vault as whole processes, taking \
@@ -141,7 +142,8 @@ struct BenchCommand: ParsableCommand {
         var results: [GroupReport] = []
         progress("passkey-bench: measuring \(Group.allCases.filter(groups.contains).map(\.rawValue).joined(separator: ", "))…")
         if groups.contains(.authenticator) {
-            results.append(try AuthenticatorBenchmarks(iterations: iterations, warmUp: warmUp).run())
+            results.append(try AuthenticatorBenchmarks(iterations: iterations, warmUp: warmUp,
+                                                       programs: Programs(directory: programs)).run())
         }
         if groups.contains(.ceremony) {
             let ceremony = CeremonyBenchmarks(ceremonies: ceremonies, warmUp: warmUp, floorIterations: iterations)
