@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
                                                   "CBOR", "TestSupport", crypto]),
         .testTarget(name: "SmartCardTests",
-                    dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
+                    dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Harness"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),

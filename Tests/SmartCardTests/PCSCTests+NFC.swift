@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTransport
+import Passwordless
 import SmartCard
 import Testing
 import TestSupport
@@ -162,5 +164,38 @@ extension PCSCTests {
         let other = try agent.passkey(["webauthn", "create", "--device", "virtual", "--origin", "https://example.org"],
                                       standardInput: WebAuthnFixtures.creationOptions())
         #expect(other.status == 0, "\(other.standardError)")
+    }
+}
+
+/// passwordless.dev's ceremonies with the key on the reader, against the devserver.
+extension PCSCTests {
+    @Test("passkey register and signin against passkey-devserver with the key on a PC/SC reader; each token verifies")
+    func passwordlessOverNFC() async throws {
+        let fixture = try PCSCFixture()
+        let agent = try AgentHarness(extraEnvironment: ["PCSCLITE_CSOCK_NAME": try PCSCHarness.shared().socketPath])
+        try agent.start()
+        let server = try DevServerProgram(arguments: ["--listen", "127.0.0.1:0", "--rp-id", "example.org", "--log-level", "error"],
+                                          environment: agent.environment, directory: agent.home, name: "devserver")
+        defer { server.process.stop() }
+        let startup = try #require(try JSONSerialization.jsonObject(with: Data(try server.waitForStartupLine().utf8)) as? [String: Any])
+        let apiURL = try #require(startup["apiUrl"] as? String)
+        let apiKey = try #require(startup["apiKey"] as? String)
+        let backend = PasswordlessBackend(apiURL: apiURL, apiSecret: try #require(startup["apiSecret"] as? String),
+                                          transport: HTTPTransport())
+        let serverOptions = ["--api-url", apiURL, "--api-key", apiKey, "--rp-id", "example.org", "--origin", "https://example.org",
+                       "--device", "pcsc:" + fixture.reader]
+
+        let token = try await backend.registerToken(.init(userId: "user-nfc", username: "nfc@example.org", aliases: ["nfc@example.org"]))
+        let registered = try agent.passkey(["register", "--token", token, "--json"] + serverOptions)
+        #expect(registered.status == 0, "\(registered.standardError)")
+        let registration = try #require(try JSONSerialization.jsonObject(with: Data(registered.standardOutput.utf8)) as? [String: Any])
+        #expect(try await backend.verify(token: try #require(registration["token"] as? String)).userId == "user-nfc")
+
+        for way in [["--alias", "nfc@example.org"], ["--discoverable"]] {
+            let signedIn = try agent.passkey(["signin"] + way + serverOptions)
+            #expect(signedIn.status == 0, "\(way): \(signedIn.standardError)")
+            let verified = try await backend.verify(token: signedIn.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(verified.userId == "user-nfc")
+        }
     }
 }
