@@ -103,6 +103,24 @@ import Glibc
         #expect(try agent.passkey(["token", "get", "other"]).status != 0)
     }
 
+    @Test("over the socket: a form sent without a required value is invalid_input and the sign-in goes on")
+    func missingValueKeepsTheSignIn() throws {
+        let (provider, agent) = try Self.setUp()
+        let client = try agent.harness.connect()
+        let begin = #"{"account":"okta","issuer":"\#(provider.issuer)","clientId":"cli","flow":"okta-idx","device":"virtual"}"#
+        let started = try client.call(1, "login.begin", params: begin, timeout: 60)
+        #expect((started.result?["idx"] as? [String: Any])?["remediation"] as? String == "identify", "\(started)")
+        let empty = try client.call(2, "login.idx.proceed", params: #"{"account":"okta","remediation":"identify","values":{}}"#, timeout: 60)
+        #expect(empty.errorKind == "invalid_input", "\(empty)")
+        #expect("\(empty)".contains("identifier"), "the error names the field")
+        // The same sign-in answers the corrected form: bob has no key yet, so the key is enrolled and the tokens land.
+        let filled = try client.call(3, "login.idx.proceed",
+                                     params: #"{"account":"okta","remediation":"identify","values":{"identifier":"bob"},"device":"virtual"}"#,
+                                     timeout: 90)
+        #expect(filled.errorKind == nil, "\(filled)")
+        #expect(filled.result?["done"] as? Bool == true, "\(filled)")
+    }
+
     @Test("over the socket: an expired stateHandle restarts the sign-in once, then stops; cancel ends it")
     func expiryAndCancel() throws {
         let (provider, agent) = try Self.setUp(["--idx-state-lifetime", "1"])

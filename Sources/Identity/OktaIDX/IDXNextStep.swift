@@ -30,7 +30,9 @@ public enum IDXNextStep: Sendable, Equatable {
     public static func next(_ response: IDXResponse, authenticator: String? = nil) -> IDXNextStep {
         if let success = response.success { return .exchange(success) }
         if response.isSessionExpired { return .restart }
-        let errors = response.messages.filter(\.isError)
+        // Field-level errors count too: a refusal the server pins on a form's
+        // field must not send the loop round for another touch.
+        let errors = response.allMessages.filter(\.isError)
         let wantsKey = authenticator.map { matches(webAuthnNamed: $0) } ?? true
         // After an error the loop hands over or stops: an automatic step
         // repeated on a refusal would loop.

@@ -74,11 +74,16 @@ extension CoreServices {
         }
         let ceremony = IDXCeremony(device: params.device, pin: params.pin,
                                    interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false))
+        // Nothing (a password least of all) is sent for a sign-in past its deadline.
+        guard !login.isExpired else {
+            logins.remove(login)
+            throw AgentError(.timeout, "the IDX sign-in of \"\(params.account)\" was not completed in time; start it again")
+        }
         do {
             guard await login.countStep() else { throw Self.tooManySteps }
-            let next = try await Self.idx { () throws(IDXError) in
-                try await login.client.proceed(form, values: params.values ?? [:], stateHandle: response.stateHandle)
-            }
+            // The IDXError must reach the catch below as it is: a form error
+            // keeps the sign-in, anything else ends it.
+            let next = try await login.client.proceed(form, values: params.values ?? [:], stateHandle: response.stateHandle)
             await login.update(next)
         } catch let error as IDXError {
             // A form the person filled wrongly can be filled again: the sign-in goes on.
@@ -132,6 +137,10 @@ extension CoreServices {
             let send: (IDXRemediation, [String: String])
             switch IDXNextStep.next(response, authenticator: login.authenticator) {
             case .exchange(let success):
+                // A sign-in cancelled (or replaced) while this step ran must not land its tokens.
+                guard logins.idxLogin(for: login.plan.account) === login else {
+                    throw AgentError(.cancelled, "the IDX sign-in of \"\(login.plan.account)\" was cancelled")
+                }
                 let transaction = await login.transaction
                 let tokens = try await login.client.exchange(success, transaction: transaction)
                 let result = try await land(tokens, nonce: transaction.nonce, plan: login.plan)
@@ -194,10 +203,6 @@ extension CoreServices {
         return IDXStep(done: false, remediation: form.name, fields: fields,
                        offered: response.remediations.map(\.name) + (response.cancel == nil ? [] : ["cancel"]),
                        messages: messages, expiresAt: expiresAt)
-    }
-
-    static func idx<T>(_ body: () async throws(IDXError) -> T) async throws(AgentError) -> T {
-        do { return try await body() } catch { throw agentError(error) }
     }
 
     /// IDX failures as the protocol's error kinds.

@@ -18,8 +18,14 @@ final class LoginSessions: Sendable {
         idx.withLock { $0[login.plan.account] = login }
     }
 
+    /// The account's IDX sign-in, unless its deadline has passed: an
+    /// abandoned one is forgotten with its secrets on the next look.
     func idxLogin(for account: String) -> IDXLogin? {
-        idx.withLock { $0[account] }
+        idx.withLock { logins in
+            guard let login = logins[account] else { return nil }
+            if login.isExpired { logins[account] = nil; return nil }
+            return login
+        }
     }
 
     /// Forgets `login` if it is still the account's.
