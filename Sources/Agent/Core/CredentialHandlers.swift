@@ -1,6 +1,7 @@
 import AgentProtocol
 import FIDO
 import Interaction
+import Tokens
 import WebAuthn
 
 /// `credentials.list` and `credentials.delete`: the passkeys stored on a key,
@@ -17,6 +18,11 @@ extension CoreServices {
 
     func listCredentials(_ params: CredentialsListMethod.Params,
                          interaction: any UserInteraction) async throws -> CredentialList {
+        if let rpId = params.rpId {
+            guard (1...253).contains(rpId.utf8.count), TokenError.sanitised(rpId) == rpId else {
+                throw AgentError(.invalidInput, "rpId is a relying party id (a domain of at most 253 characters, such as example.org)")
+            }
+        }
         let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
         let exchange = PINExchange(interaction: guarded, givenPIN: params.pin)
         let what = params.rpId.map { "the passkeys it holds for \($0)" } ?? "the passkeys it holds"
@@ -79,11 +85,13 @@ extension CoreServices {
 }
 
 extension StoredCredential {
+    /// The names come from whichever website registered the passkey: their
+    /// control characters (terminal escapes) are dropped before any client prints them.
     init(_ credential: ManagedCredential) {
-        self.init(rpId: credential.rpId, rpName: credential.rpName,
+        self.init(rpId: TokenError.sanitised(credential.rpId) ?? "", rpName: TokenError.sanitised(credential.rpName),
                   credentialId: Base64URL.encode(credential.credentialId),
                   userHandle: Base64URL.encode(credential.userId),
-                  userName: credential.userName, userDisplayName: credential.userDisplayName,
+                  userName: TokenError.sanitised(credential.userName), userDisplayName: TokenError.sanitised(credential.userDisplayName),
                   credProtect: credential.credProtect.flatMap { level in
                       CredentialProtectionPolicy.allCases.first { $0.ctapValue == level }?.rawValue
                   },

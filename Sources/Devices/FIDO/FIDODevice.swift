@@ -27,6 +27,11 @@ public final class FIDODevice: @unchecked Sendable {
             throw error
         }
         let path = link.path
+        // Opening (CTAPHID_INIT, then GetInfo) is bounded: nothing can cancel
+        // it yet, and a device that only ever says "wait" (a card answering
+        // 9100 forever) must not hold its reader's queue. Each request sets
+        // its own timeout later (`exchange`).
+        _ = fido_dev_set_timeout(handle, Self.openingTimeoutMilliseconds)
         let opened = fido_dev_open(handle, path)
         guard opened == FIDO_OK else {
             fido_dev_free(&owned)
@@ -75,6 +80,9 @@ public final class FIDODevice: @unchecked Sendable {
         fido_dev_free(&owned)
         link.release()
     }
+
+    /// How long opening a device and reading its GetInfo may take.
+    static let openingTimeoutMilliseconds: Int32 = 10_000
 
     /// Asks the key to abandon the request in flight (CTAPHID_CANCEL).
     /// The request then fails with `FIDOError.cancelled`.
