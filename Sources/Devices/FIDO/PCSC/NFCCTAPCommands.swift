@@ -2,39 +2,29 @@ import ISO7816
 
 /// The ISO 7816 side of CTAP over NFC (CTAP 2.1 §11.3), as a client sends it:
 /// the FIDO applet's SELECT, NFCCTAP_MSG, the NFCCTAP_GETRESPONSE keepalive
-/// poll and its cancel form.
+/// poll and its cancel form, built from `ISO7816`'s `NFCCTAP` values (which
+/// the virtual card's applet answers to).
 enum NFCCTAPCommands {
-    /// The FIDO applet (RID A0 00 00 06 47, PIX 2F 00 01).
-    static let applicationIdentifier: [UInt8] = [0xA0, 0x00, 0x00, 0x06, 0x47, 0x2F, 0x00, 0x01]
-
-    static let messageInstruction: UInt8 = 0x10
-    static let getResponseInstruction: UInt8 = 0x11
-    /// P1 of NFCCTAP_MSG: the client polls NFCCTAP_GETRESPONSE, so the card
-    /// may answer `9100` (keepalive) instead of blocking until it is done.
-    static let supportsGetResponse: UInt8 = 0x80
-    /// P1 of NFCCTAP_GETRESPONSE that asks the card to abandon the command.
-    static let cancelRequest: UInt8 = 0x11
-
     /// SELECT the FIDO applet (Le 00: the version string comes back).
-    static let select = CommandAPDU.select(applicationIdentifier: applicationIdentifier)
+    static let select = CommandAPDU.select(applicationIdentifier: NFCCTAP.applicationIdentifier)
 
     /// NFCCTAP_MSG carrying one CTAP message (command byte and CBOR). Longer
     /// than 255 bytes it goes out as a command chain (`CardChannel.transmit`).
     static func message(_ ctap: [UInt8]) -> CommandAPDU {
-        CommandAPDU(cla: 0x80, ins: messageInstruction, p1: supportsGetResponse, p2: 0x00,
+        CommandAPDU(cla: NFCCTAP.proprietaryClass, ins: NFCCTAP.messageInstruction, p1: NFCCTAP.clientSupportsGetResponse, p2: 0x00,
                     data: ctap, expectedLength: CommandAPDU.maximumShortExpectedLength)
     }
 
     /// NFCCTAP_GETRESPONSE: "are you done yet?" after a `9100` keepalive.
-    static let poll = CommandAPDU(cla: 0x80, ins: getResponseInstruction, p1: 0x00, p2: 0x00,
+    static let poll = CommandAPDU(cla: NFCCTAP.proprietaryClass, ins: NFCCTAP.getResponseInstruction, p1: NFCCTAP.poll, p2: 0x00,
                                   expectedLength: CommandAPDU.maximumShortExpectedLength)
 
     /// NFCCTAP_GETRESPONSE with P1 = 0x11: stop the command in progress
     /// (python-fido2's form; a card that does not know it just answers as to a poll).
-    static let cancel = CommandAPDU(cla: 0x80, ins: getResponseInstruction, p1: cancelRequest, p2: 0x00)
+    static let cancel = CommandAPDU(cla: NFCCTAP.proprietaryClass, ins: NFCCTAP.getResponseInstruction, p1: NFCCTAP.cancel, p2: 0x00)
 
     /// `9100`: the card is still working; its one data byte says on what.
-    static let keepaliveStatus = StatusWord(0x9100)
+    static let keepaliveStatus = NFCCTAP.stillProcessing
 }
 
 /// What the FIDO applet's SELECT answer says it speaks.
@@ -47,8 +37,8 @@ enum FIDOAppletVersion: Sendable, Equatable {
     /// Reads the SELECT answer's data; nil for anything else (not a FIDO applet).
     init?(selectAnswer data: [UInt8]) {
         switch data {
-        case Array("U2F_V2".utf8): self = .u2fV2
-        case Array("FIDO_2_0".utf8): self = .fido2
+        case NFCCTAP.selectAnswerU2F: self = .u2fV2
+        case NFCCTAP.selectAnswerFIDO2: self = .fido2
         default: return nil
         }
     }

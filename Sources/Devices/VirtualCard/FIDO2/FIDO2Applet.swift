@@ -28,7 +28,7 @@ import VirtualAuthenticator
 /// of the card's state file (`CardMemory`).
 public final class FIDO2Applet: Applet {
     public let name = "FIDO2"
-    public let applicationIdentifier = FIDO2CardWire.applicationIdentifier
+    public let applicationIdentifier = NFCCTAP.applicationIdentifier
 
     /// How long a request with P1 bit 0x80, or a poll, waits for the answer before 9100.
     static let pollWaitMilliseconds = 100
@@ -68,7 +68,7 @@ public final class FIDO2Applet: Applet {
 
     public func select() -> ResponseAPDU {
         abandonRequest()
-        return ResponseAPDU(data: FIDO2CardWire.selectReply, status: .success)
+        return ResponseAPDU(data: NFCCTAP.selectAnswerFIDO2, status: .success)
     }
 
     public func reset() {
@@ -86,10 +86,10 @@ public final class FIDO2Applet: Applet {
     }
 
     public func process(_ command: CommandAPDU) -> ResponseAPDU {
-        guard command.cla == FIDO2CardWire.proprietaryClass else { return .status(.classNotSupported) }
+        guard command.cla == NFCCTAP.proprietaryClass else { return .status(.classNotSupported) }
         switch command.ins {
-        case FIDO2CardWire.message: return message(command)
-        case FIDO2CardWire.getResponse: return getResponse(command)
+        case NFCCTAP.messageInstruction: return message(command)
+        case NFCCTAP.getResponseInstruction: return getResponse(command)
         default: return .status(.instructionNotSupported)
         }
     }
@@ -97,7 +97,7 @@ public final class FIDO2Applet: Applet {
     // MARK: NFCCTAP_MSG
 
     private func message(_ command: CommandAPDU) -> ResponseAPDU {
-        guard command.p1 & ~FIDO2CardWire.clientSupportsGetResponse == 0, command.p2 == 0 else {
+        guard command.p1 & ~NFCCTAP.clientSupportsGetResponse == 0, command.p2 == 0 else {
             return .status(.incorrectP1P2)
         }
         guard !command.data.isEmpty else { return .status(.wrongLength) }
@@ -106,7 +106,7 @@ public final class FIDO2Applet: Applet {
         logger.debug("CTAP command 0x\(Hexadecimal.encode(command.data.prefix(1)))")
         // Inline when nothing can make the request wait (policies approve or deny):
         // no thread hand-off on the path every getAssertion takes.
-        guard command.p1 & FIDO2CardWire.clientSupportsGetResponse != 0, authenticator.requestsMayWait else {
+        guard command.p1 & NFCCTAP.clientSupportsGetResponse != 0, authenticator.requestsMayWait else {
             return answer(authenticator.process(command.data))
         }
         let request = CTAPRequestInFlight(command.data, on: authenticator)
@@ -118,11 +118,11 @@ public final class FIDO2Applet: Applet {
     // MARK: NFCCTAP_GETRESPONSE
 
     private func getResponse(_ command: CommandAPDU) -> ResponseAPDU {
-        guard command.p1 == FIDO2CardWire.poll || command.p1 == FIDO2CardWire.cancel, command.p2 == 0 else {
+        guard command.p1 == NFCCTAP.poll || command.p1 == NFCCTAP.cancel, command.p2 == 0 else {
             return .status(.incorrectP1P2)
         }
         guard let request = inFlight else { return .status(.conditionsOfUseNotSatisfied) }
-        if command.p1 == FIDO2CardWire.cancel { request.cancel() }
+        if command.p1 == NFCCTAP.cancel { request.cancel() }
         guard let response = request.response(waitingUpTo: Self.pollWaitMilliseconds) else {
             return stillProcessing(request)
         }
@@ -138,7 +138,7 @@ public final class FIDO2Applet: Applet {
     }
 
     private func stillProcessing(_ request: CTAPRequestInFlight) -> ResponseAPDU {
-        ResponseAPDU(data: [request.keepalive.rawValue], status: FIDO2CardWire.stillProcessing)
+        ResponseAPDU(data: [request.keepalive.rawValue], status: NFCCTAP.stillProcessing)
     }
 
     private func abandonRequest() {
