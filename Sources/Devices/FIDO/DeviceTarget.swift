@@ -37,7 +37,7 @@ struct DeviceLink {
                 ?? DeviceDescriptor(path: path, manufacturer: "", product: "", vendorId: 0, productId: 0, isSoftware: false)
             return DeviceLink(path: path, descriptor: descriptor)
         case .packetDevice(let device, let descriptor):
-            let path = PacketDeviceRegistry.register(device)
+            let path = packetDeviceHandles.register(device)
             let observer = PacketObserver()
             PacketDeviceIO.setObserver(observer, for: path)
             let link = DeviceLink(path: path, descriptor: descriptor, observer: observer)
@@ -60,7 +60,7 @@ struct DeviceLink {
 
     private static func cardLink(_ applet: FIDOAppletSession, descriptor: DeviceDescriptor,
                                  handle: OpaquePointer) throws(FIDOError) -> DeviceLink {
-        let link = DeviceLink(path: FIDOAppletRegistry.register(applet), descriptor: descriptor, applet: applet)
+        let link = DeviceLink(path: fidoAppletHandles.register(applet), descriptor: descriptor, applet: applet)
         var io = PCSCTransportFunctions.io
         var transport = PCSCTransportFunctions.transport
         var status = fido_dev_set_io_functions(handle, &io)
@@ -75,11 +75,11 @@ struct DeviceLink {
     /// Drops the table entries and the card session (after `fido_dev_close`, or when opening failed).
     func release() {
         if observer != nil {
-            PacketDeviceRegistry.unregister(path)
+            packetDeviceHandles.unregister(path)
             PacketDeviceIO.removeObserver(for: path)
         }
         if let applet {
-            FIDOAppletRegistry.unregister(path)
+            fidoAppletHandles.unregister(path)
             applet.close()
         }
     }

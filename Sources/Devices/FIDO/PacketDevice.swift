@@ -2,31 +2,9 @@ import CFIDO2
 import PacketDevice
 import Synchronization
 
-/// Devices reachable through the custom I/O hooks, by the path libfido2 is given.
-///
-/// libfido2's `open(path)` callback is a C function: it can only find the Swift
-/// object through a table. Paths look like `virtual:N`; they never start with
-/// `nfc:`, which libfido2 1.12 would hand to its kernel-NFC backend.
-enum PacketDeviceRegistry {
-    private static let table = Mutex<(next: Int, devices: [String: any CTAPHIDPacketDevice])>((0, [:]))
-
-    static func register(_ device: any CTAPHIDPacketDevice) -> String {
-        table.withLock { state in
-            state.next += 1
-            let path = "virtual:\(state.next)"
-            state.devices[path] = device
-            return path
-        }
-    }
-
-    static func unregister(_ path: String) {
-        _ = table.withLock { $0.devices.removeValue(forKey: path) }
-    }
-
-    static func device(at path: String) -> (any CTAPHIDPacketDevice)? {
-        table.withLock { $0.devices[path] }
-    }
-}
+/// Devices reachable through the custom I/O hooks, by the path libfido2 is
+/// given: `virtual:N`.
+let packetDeviceHandles = HandleRegistry<any CTAPHIDPacketDevice>(pathPrefix: "virtual:")
 
 /// The handle libfido2 keeps between `open` and `close` for a packet device.
 final class PacketDeviceHandle {
@@ -74,7 +52,7 @@ enum PacketDeviceIO {
         fido_dev_io_t(
             open: { path in
                 guard let path, let name = String(validatingCString: path),
-                      let device = PacketDeviceRegistry.device(at: name) else { return nil }
+                      let device = packetDeviceHandles.value(at: name) else { return nil }
                 let observer = PacketDeviceIO.observers.withLock { $0[name] } ?? PacketObserver()
                 let handle = PacketDeviceHandle(connection: device.connect(), observer: observer)
                 return Unmanaged.passRetained(handle).toOpaque()

@@ -1,33 +1,8 @@
 import CFIDO2
-import Synchronization
 
-/// Sessions reachable through libfido2's `open(path)` callback, by path.
-///
-/// The callback is a C function: it can only find the Swift session through
-/// a table. Paths look like `pcsc-handle:N` and never start with `nfc:`
-/// (Debian's libfido2 would route those to kernel NFC) nor `pcsc:` (libfido2
-/// builds with PC/SC claim `pcsc://`); users name the device `pcsc:<reader>`,
-/// which libfido2 never sees.
-enum FIDOAppletRegistry {
-    private static let table = Mutex<(next: Int, sessions: [String: FIDOAppletSession])>((0, [:]))
-
-    static func register(_ session: FIDOAppletSession) -> String {
-        table.withLock { state in
-            state.next += 1
-            let path = "pcsc-handle:\(state.next)"
-            state.sessions[path] = session
-            return path
-        }
-    }
-
-    static func unregister(_ path: String) {
-        _ = table.withLock { $0.sessions.removeValue(forKey: path) }
-    }
-
-    static func session(at path: String) -> FIDOAppletSession? {
-        table.withLock { $0.sessions[path] }
-    }
-}
+/// Sessions reachable through libfido2's `open(path)` callback: `pcsc-handle:N`.
+/// Users name the device `pcsc:<reader>`, which libfido2 never sees.
+let fidoAppletHandles = HandleRegistry<FIDOAppletSession>(pathPrefix: "pcsc-handle:")
 
 /// The C callbacks handed to `fido_dev_set_io_functions` and
 /// `fido_dev_set_transport_functions` for a FIDO applet on a card.
@@ -41,7 +16,7 @@ enum PCSCTransportFunctions {
         fido_dev_io_t(
             open: { path in
                 guard let path, let name = String(validatingCString: path),
-                      let session = FIDOAppletRegistry.session(at: name) else { return nil }
+                      let session = fidoAppletHandles.value(at: name) else { return nil }
                 return Unmanaged.passRetained(session).toOpaque()
             },
             close: { raw in
