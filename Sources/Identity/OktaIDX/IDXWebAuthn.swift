@@ -104,12 +104,10 @@ public enum IDXWebAuthn {
     }
 
     /// Binary from the server: standard base64 (okta-mobile-swift) or base64url
-    /// (okta-auth-js), padded or not.
+    /// (okta-auth-js), padded or not; one alphabet per value (`Base64URL.decodeEitherAlphabet`).
     public static func decode(_ text: String) -> [UInt8]? {
         guard text.utf8.count <= 8192 else { return nil }
-        var body = Substring(text)
-        while body.last == "=" { body.removeLast() }
-        return Base64URL.decode(String(body.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }))
+        return Base64URL.decodeEitherAlphabet(text)
     }
 
     private static func descriptors(_ json: IDXJSON?, path: String) throws(IDXError) -> [PublicKeyCredentialDescriptorJSON] {

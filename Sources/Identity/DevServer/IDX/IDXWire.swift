@@ -52,29 +52,11 @@ package enum IDXWire {
         }
     }
 
-    /// Bytes from base64 (`+/`, padded or not) or base64url (`-_`); nil for
-    /// anything else, for text mixing both alphabets, and beyond 64 KiB.
+    /// Bytes from base64 or base64url (`Base64URL.decodeEitherAlphabet`: one
+    /// alphabet per value, padding only at the end); nil beyond 64 KiB.
     package static func binary(_ text: String) -> [UInt8]? {
         guard text.utf8.count <= maxBodySize else { return nil }
-        var body = Substring(text)
-        while body.last == "=" { body.removeLast() }
-        let bytes = Array(body.utf8)
-        // Only the two alphabets; padding only at the end (Foundation's decoder
-        // would take "=" inside the text).
-        guard bytes.allSatisfy(isBase64Character) else { return nil }
-        let url = bytes.contains(UInt8(ascii: "-")) || bytes.contains(UInt8(ascii: "_"))
-        let standard = bytes.contains(UInt8(ascii: "+")) || bytes.contains(UInt8(ascii: "/"))
-        guard !(url && standard), bytes.count % 4 != 1 else { return nil }
-        guard url || standard else { return Base64URL.decode(String(body)) }
-        var normalised = bytes.map { byte -> UInt8 in
-            switch byte {
-            case UInt8(ascii: "-"): return UInt8(ascii: "+")
-            case UInt8(ascii: "_"): return UInt8(ascii: "/")
-            default: return byte
-            }
-        }
-        normalised += [UInt8](repeating: UInt8(ascii: "="), count: (4 - normalised.count % 4) % 4)
-        return Data(base64Encoded: String(decoding: normalised, as: UTF8.self)).map(Array.init)
+        return Base64URL.decodeEitherAlphabet(text)
     }
 
     /// The interact form's checks (`IDXServer.interaction`) for a known
@@ -83,15 +65,5 @@ package enum IDXWire {
         guard let fields = try? FormFields(parsing: bytes), let id = fields["client_id"], let client = clients[id],
               let interaction = try? IDXServer.interaction(fields, client: client) else { return nil }
         return (interaction.codeChallenge, interaction.state)
-    }
-
-    private static func isBase64Character(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-            return true
-        default:
-            return false
-        }
     }
 }
