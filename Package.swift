@@ -69,6 +69,8 @@ let package = Package(
         .target(name: "WebAuthn", dependencies: ["WebAuthnJSON", "CBOR", "Hexadecimal", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
         // What an operation asks the user (PIN, touch, which account): no dependencies, so the light client can use it.
         .target(name: "Interaction", path: "Sources/Formats/Interaction"),
+        // Which host names can only mean this machine: one rule for http token endpoints, http WebAuthn origins, the devserver's listen address.
+        .target(name: "LoopbackHost", path: "Sources/Formats/LoopbackHost"),
 
         // MARK: Sources/Devices — security keys and smart cards: libfido2 and pcsc-lite, and the
         // software authenticator and card that stand in for them.
@@ -86,9 +88,9 @@ let package = Package(
         // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
         // OAuth token sets, and the devserver that plays the other side.
         .target(name: "HTTPTransport", dependencies: ["Hexadecimal", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
-        .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", "Interaction", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
+        .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", "Interaction", "LoopbackHost", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
         .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
-        .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Tokens"),
+        .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport", "LoopbackHost"], path: "Sources/Identity/Tokens"),
         // OpenID Connect for `passkey login`: discovery, PKCE, the loopback redirect listener, the
         // device grant, ID-token validation (jwt-kit: no hand-written JOSE), revocation.
         .target(name: "OpenID", dependencies: ["Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
@@ -99,7 +101,7 @@ let package = Package(
         // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
         // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
         .target(name: "OktaIDX", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
-        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", hummingbird, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
+        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
         // that runs every method, the server, and the client the CLI uses.

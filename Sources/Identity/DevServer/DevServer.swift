@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Hummingbird
 import Logging
+import LoopbackHost
 import NIOCore
 import ServiceLifecycle
 import WebAuthn
@@ -107,22 +108,8 @@ public enum DevServer {
     /// "127." (`127.evil.example`) is a DNS name that can point anywhere,
     /// and other spellings of 127.0.0.1 (`127.1`, `0x7f.1`, `2130706433`)
     /// are refused rather than interpreted.
-    /// The same rule as `Tokens`' `Endpoint.isLoopback(host:)`, written out
-    /// twice because DevServer must not depend on Tokens (nor Tokens on
-    /// DevServer) and no lower target both use could hold it.
+    /// `LoopbackHost`'s rule, with `::1` unbracketed as a listen address is written.
     static func isLoopback(_ host: String) -> Bool {
-        if host.lowercased() == "localhost" { return true }
-        if host.contains(":") {
-            var address = in6_addr()
-            guard inet_pton(AF_INET6, host, &address) == 1 else { return false }
-            return withUnsafeBytes(of: &address) { Array($0) } == [UInt8](repeating: 0, count: 15) + [1]
-        }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4 else { return false }
-        for octet in octets {
-            guard (1...3).contains(octet.utf8.count), octet.utf8.allSatisfy({ (48...57).contains($0) }),
-                  octet == "0" || !octet.hasPrefix("0"), let value = Int(octet), value <= 255 else { return false }
-        }
-        return octets[0] == "127"
+        host.contains(":") ? LoopbackHost.isIPv6Loopback(host) : LoopbackHost.isLoopback(host)
     }
 }

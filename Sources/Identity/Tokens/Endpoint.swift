@@ -1,7 +1,5 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
+import LoopbackHost
 
 /// Which URLs tokens may be sent to: https, or plain http to this machine
 /// (a development server on loopback, as RFC 8252 allows for redirects).
@@ -50,30 +48,9 @@ public enum Endpoint {
         return String((text[..<authorityStart] + "…" + text[at...]).prefix(100))
     }
 
-    /// A host that can only mean this machine: `localhost` itself, an IPv4
-    /// literal in 127.0.0.0/8 written as four decimal octets, or `[::1]`.
-    /// Names that merely start with "127." or end in "localhost." are DNS
-    /// names anyone can point anywhere; other spellings of 127.0.0.1
-    /// (`0x7f.1`, `2130706433`, `0177.0.0.1`) are refused rather than interpreted.
+    /// A host that can only mean this machine (`LoopbackHost.isLoopback`:
+    /// `localhost`, 127.0.0.0/8 as four decimal octets, `[::1]`).
     public static func isLoopback(host: String) -> Bool {
-        if host.lowercased() == "localhost" { return true }
-        if host.hasPrefix("["), host.hasSuffix("]") {
-            return isIPv6Loopback(String(host.dropFirst().dropLast()))
-        }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4 else { return false }
-        for octet in octets {
-            guard (1...3).contains(octet.utf8.count), octet.utf8.allSatisfy({ (48...57).contains($0) }),
-                  octet == "0" || !octet.hasPrefix("0"), let value = Int(octet), value <= 255 else { return false }
-        }
-        return octets[0] == "127"
-    }
-
-    /// `::1` in any of its RFC 4291 spellings (`0:0:0:0:0:0:0:1`), parsed by
-    /// inet_pton; a zone (`%lo`) never gets this far.
-    static func isIPv6Loopback(_ text: String) -> Bool {
-        var address = in6_addr()
-        guard inet_pton(AF_INET6, text, &address) == 1 else { return false }
-        return withUnsafeBytes(of: &address) { Array($0) } == [UInt8](repeating: 0, count: 15) + [1]
+        LoopbackHost.isLoopback(host)
     }
 }

@@ -1,3 +1,5 @@
+import LoopbackHost
+
 /// A WebAuthn caller origin (`https://host[:port]`) and the relying party
 /// ids it may use (WebAuthn L3 §5.1.3 step 7, §5.1.4.1 step 7).
 ///
@@ -32,18 +34,10 @@ public struct WebAuthnOrigin: Sendable, Equatable {
         // development — localhost, or a loopback address, which Secure
         // Contexts §3.2 counts as potentially trustworthy too (a devserver's
         // Okta-like issuer is http://127.0.0.1:PORT, and IDX uses its origin).
-        guard scheme == "https" || (scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost") || Self.isLoopbackAddress(host))) else {
+        guard scheme == "https" || (scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost") || LoopbackHost.isLoopback(host))) else {
             throw .invalidOptions("origin \"\(text)\" must use https (http only on localhost or a loopback address)")
         }
         serialization = scheme + "://" + authority.lowercased()
-    }
-
-    /// 127.0.0.0/8 in dotted decimal, or [::1].
-    static func isLoopbackAddress(_ host: String) -> Bool {
-        if host == "[::1]" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets.first == "127"
-            && octets.allSatisfy { $0.count <= 3 && !$0.isEmpty && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }
     }
 
     /// The rpId to use: the given one if this origin may use it, else the host.
