@@ -122,6 +122,31 @@ extension PCSCTests {
         #expect(!log.contains("13572468") && !log.contains("24681357"), "no PIN in the agent's log")
     }
 
+    @Test("devices.list answers while another program holds a transaction on the key's card (the busy reader is left out)")
+    func listWhileAnotherHoldsTheCard() throws {
+        let fixture = try PCSCFixture()
+        let agent = try nfcAgent()
+        // Another program (OpenSC, a request waiting for a tap) in its transaction:
+        // pcsc-lite makes every other connect and transaction wait until it ends.
+        let other = try SmartCardContext().connect(reader: fixture.reader)
+        _ = try other.beginTransaction()
+        defer { other.disconnect() }
+        let client = try agent.connect()
+        let busy = try client.call(1, "devices.list", timeout: 30)
+        let paths = (busy.result?["devices"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+        #expect(paths != nil, "\(busy)")
+        #expect(paths?.contains("pcsc:" + fixture.reader) == false, "\(busy)")
+
+        // Once it ends, the key is listed again (after the probe left waiting has finished).
+        other.endTransaction()
+        var listed = false
+        for id in 2...20 where !listed {
+            let free = try client.call(id, "devices.list", timeout: 30)
+            listed = (free.result?["devices"] as? [[String: Any]])?.contains { $0["path"] as? String == "pcsc:" + fixture.reader } == true
+        }
+        #expect(listed, "the key on \(fixture.reader) is listed when its card is free")
+    }
+
     @Test("the key leaves the reader mid-command: device_unavailable within the request, and the agent serves the next one")
     func keyRemovedMidCommand() throws {
         let harness = try PCSCHarness.shared()

@@ -1,5 +1,7 @@
+import Dispatch
 import ISO7816
 import SmartCard
+import Synchronization
 
 /// FIDO keys in PC/SC readers: every reader holding a card whose FIDO applet
 /// answers SELECT. Users name them `pcsc:<reader name>`.
@@ -17,7 +19,7 @@ public enum PCSCDiscovery {
 
     /// Asks each reader with a card in it (not held exclusively by another
     /// program) whether the card has a FIDO applet. Blocking: a SELECT round
-    /// trip per card. No pcscd or no reader is no key.
+    /// trip per card, at most `probeDeadline` for a busy one. No pcscd or no reader is no key.
     ///
     /// Readers in `assumingFIDO` (the caller holds their key open, inside a
     /// transaction a SELECT would wait for) are listed while their card is there, unasked.
@@ -26,8 +28,37 @@ public enum PCSCDiscovery {
         return readers.filter(\.cardPresent).compactMap { status in
             if held.contains(status.name) { return descriptor(reader: status.name) }
             guard !status.exclusive else { return nil }
-            return version(in: status.name, context: context).map { _ in descriptor(reader: status.name) }
+            return versionWithinDeadline(in: status.name).map { _ in descriptor(reader: status.name) }
         }
+    }
+
+    /// How long a probe may wait for a card before its reader is left out as busy.
+    static let probeDeadline: DispatchTimeInterval = .seconds(2)
+    /// Readers whose probe still waits for the card; not asked again until it ends.
+    private static let probing = Mutex<Set<String>>([])
+
+    /// pcsc-lite waits without limit in SCardConnect and SCardBeginTransaction
+    /// while another handle holds a transaction on the card (OpenSC, a request
+    /// waiting for a tap, our vault's PIV session), and nothing cancels that
+    /// wait. So the probe runs on its own thread with its own context, and a
+    /// card that does not answer by the deadline is busy: left out this time,
+    /// its probe finishing in the background when the card is free (one at a time per reader).
+    private static func versionWithinDeadline(in reader: String) -> FIDOAppletVersion? {
+        guard probing.withLock({ $0.insert(reader).inserted }) else { return nil }
+        let answer = ProbeAnswer()
+        DispatchQueue.global().async {
+            let found = (try? SmartCardContext()).flatMap { version(in: reader, context: $0) }
+            answer.value.withLock { $0 = found }
+            probing.withLock { _ = $0.remove(reader) }
+            answer.done.signal()
+        }
+        guard answer.done.wait(timeout: .now() + probeDeadline) == .success else { return nil }
+        return answer.value.withLock { $0 }
+    }
+
+    private final class ProbeAnswer: Sendable {
+        let value = Mutex<FIDOAppletVersion?>(nil)
+        let done = DispatchSemaphore(value: 0)
     }
 
     /// SELECTs the FIDO applet inside a transaction, so that no other
