@@ -75,7 +75,7 @@ import TestSupport
         #expect(malformed.errorKind == "invalid_input", "\(malformed)")
 
         let deleted = try client.call(4, "credentials.delete", params: #"{"device":"virtual","credentialId":"\#(id)",\#(pin)}"#, timeout: 30)
-        #expect(deleted.result?["userName"] as? String == "alice" && deleted.result?["credentialId"] as? String == id, "\(deleted)")
+        #expect(deleted.result?["deleted"] as? Bool == true && deleted.result?["credentialId"] as? String == id, "\(deleted)")
         let after = try client.call(5, "credentials.list", params: #"{"device":"virtual",\#(pin)}"#, timeout: 30)
         #expect((after.result?["credentials"] as? [Any])?.isEmpty == true, "\(after)")
         #expect(after.result?["existing"] as? Int == 0, "\(after)")

@@ -59,7 +59,7 @@ import TestSupport
         let removed = try harness.passkey(["credentials", "rm", bobId, "--yes", "--device", "virtual", "--pin-stdin"],
                                           standardInput: Self.pin + "\n")
         #expect(removed.status == 0, "\(removed.standardError)")
-        #expect(removed.standardOutput == "Deleted the passkey of bob for example.org.\n", "\(removed.standardOutput)")
+        #expect(removed.standardOutput == "Deleted the passkey with credential id \(bobId).\n", "\(removed.standardOutput)")
         let after = try list(harness)
         #expect(Set(after.compactMap { $0["userName"] as? String }) == ["alice", "carol"])
         #expect(try list(harness, ["--rp", "example.com"]).count == 1)

@@ -39,9 +39,10 @@ extension PCSCTests {
         #expect(Set(all.compactMap { $0["rpId"] as? String }) == ["example.org", "example.com"], "\(all)")
         let carol = try #require(try list(["--rp", "example.com"]).first)
         #expect(carol["userName"] as? String == "carol" && carol["userDisplayName"] as? String == "Carol", "\(carol)")
-        let removed = try agent.passkey(["credentials", "rm", try #require(carol["credentialId"] as? String), "--yes",
+        let carolId = try #require(carol["credentialId"] as? String)
+        let removed = try agent.passkey(["credentials", "rm", carolId, "--yes",
                                          "--device", device, "--pin-stdin"], standardInput: pin + "\n")
-        #expect(removed.status == 0 && removed.standardOutput == "Deleted the passkey of carol for example.com.\n",
+        #expect(removed.status == 0 && removed.standardOutput == "Deleted the passkey with credential id \(carolId).\n",
                 "\(removed.standardOutput)\(removed.standardError)")
         #expect(try list().compactMap { $0["userName"] as? String } == ["alice"])
 

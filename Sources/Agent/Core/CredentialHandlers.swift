@@ -45,10 +45,11 @@ extension CoreServices {
         }
     }
 
-    /// Finds the credential first, so that the answer says whose passkey went
-    /// and an unknown id is named in a clear error whatever the key answers.
+    /// Deletes by id without listing first: each credential management
+    /// command costs a fingerprint on a biometric key. The key's
+    /// CTAP2_ERR_NO_CREDENTIALS is an unknown id.
     func deleteCredential(_ params: CredentialsDeleteMethod.Params,
-                          interaction: any UserInteraction) async throws -> StoredCredential {
+                          interaction: any UserInteraction) async throws -> DeletedCredential {
         let text = params.credentialId
         // WebAuthn credential ids are at most 1023 bytes: 1364 base64url characters.
         guard text.utf8.count <= 1364, let id = Base64URL.decode(text), !id.isEmpty else {
@@ -60,19 +61,17 @@ extension CoreServices {
         return try await devices.withDevice(params.device) { device in
             try await exchange.run(on: device, needsPIN: Self.credentialManagementNeedsPIN(device),
                                    reason: "The security key needs its PIN to delete a passkey.") { pin in
-                let deleted = try await device.perform { device throws(FIDOError) -> ManagedCredential? in
+                let deleted = try await device.perform { device throws(FIDOError) -> Bool in
                     let progress: @Sendable (ProgressStage) -> Void = { guarded.progress($0) }
-                    guard let found = try device.managedCredentials(pin: pin, progress: progress)
-                        .first(where: { $0.credentialId == id }) else { return nil }
                     do throws(FIDOError) {
                         try device.deleteManagedCredential(id: id, pin: pin, progress: progress)
                     } catch .noCredentials {
-                        return nil  // gone meanwhile
+                        return false
                     }
-                    return found
+                    return true
                 }
-                guard let deleted else { throw notOnKey }
-                return StoredCredential(deleted)
+                guard deleted else { throw notOnKey }
+                return DeletedCredential(credentialId: Base64URL.encode(id))
             }
         }
     }

@@ -26,7 +26,7 @@ public enum CredentialsListMethod: AgentMethod {
 /// its credential id. An id the key does not hold is `not_found`.
 public enum CredentialsDeleteMethod: AgentMethod {
     public static let name = "credentials.delete"
-    public typealias Result = StoredCredential
+    public typealias Result = DeletedCredential
 
     public struct Params: Codable, Sendable, Equatable {
         public var device: DeviceChoice?
@@ -41,6 +41,19 @@ public enum CredentialsDeleteMethod: AgentMethod {
             self.pin = pin
             self.interactive = interactive
         }
+    }
+}
+
+/// What `credentials.delete` answers: the id it deleted. The key is not asked
+/// whose passkey it was (one more credential management command, one more
+/// fingerprint on a biometric key).
+public struct DeletedCredential: Codable, Sendable, Equatable {
+    public var credentialId: String
+    public var deleted: Bool
+
+    public init(credentialId: String, deleted: Bool = true) {
+        self.credentialId = credentialId
+        self.deleted = deleted
     }
 }
 

@@ -94,7 +94,6 @@ struct CredentialsRemove: Verb {
             .init(device: deviceOptions.choice, credentialId: credentialId, pin: pin, interactive: interaction.canAnswer),
             interaction: interaction)
         if runOptions.json { Output.json(deleted); return }
-        let user = deleted.userName ?? deleted.userDisplayName ?? "user handle \(deleted.userHandle)"
-        Output.line("Deleted the passkey of \(user) for \(deleted.rpId).")
+        Output.line("Deleted the passkey with credential id \(deleted.credentialId).")
     }
 }
