@@ -152,5 +152,14 @@ import WebAuthn
         let huge = try ScriptedFIDOCard()
         huge.change { $0.answerOverride = [0x00] + [UInt8](repeating: 0xA0, count: 5000) }
         #expect(throws: FIDOError.self) { try open(huge) }
+        // A map that declares four billion entries in nine bytes: refused by our
+        // bounded decoder before libcbor (under libfido2) would allocate for it.
+        let declared = try ScriptedFIDOCard()
+        declared.change { $0.answerOverride = [0x00, 0xBA, 0xFF, 0xFF, 0xFF, 0xFF] }
+        #expect(throws: FIDOError.self) { try open(declared) }
+        // And an array that declares as many, in a truncated GetInfo.
+        let array = try ScriptedFIDOCard()
+        array.change { $0.answerOverride = [0x00, 0x9A, 0xFF, 0xFF, 0xFF, 0xFF] }
+        #expect(throws: FIDOError.self) { try open(array) }
     }
 }

@@ -1,3 +1,4 @@
+import CBOR
 import ISO7816
 import SmartCard
 import Synchronization
@@ -130,6 +131,7 @@ final class FIDOAppletSession: @unchecked Sendable {
                         handler?(status)
                     })
                 guard answer.count <= buffer.count else { throw .answerTooLong(answer.count, limit: buffer.count) }
+                try Self.checkBody(of: answer)
                 guard let base = buffer.baseAddress else { return -1 }
                 answer.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: answer.count) }
                 return Int32(answer.count)
@@ -139,6 +141,19 @@ final class FIDOAppletSession: @unchecked Sendable {
             }
         default:
             return -1
+        }
+    }
+
+    /// The card's CBOR is decoded with our bounded decoder before libfido2
+    /// sees it: libcbor, under libfido2, allocates an array or map by its
+    /// declared size before checking the items are there, so a few hostile
+    /// bytes could ask for gigabytes (found by the nfc-transport fuzz target).
+    static func checkBody(of answer: [UInt8]) throws(NFCCTAPFailure) {
+        guard answer.count > 1 else { return }
+        do throws(CBORError) {
+            _ = try CBOR.decode(Array(answer.dropFirst()))
+        } catch {
+            throw .malformedAnswer(error)
         }
     }
 

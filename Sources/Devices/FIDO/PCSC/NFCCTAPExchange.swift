@@ -1,3 +1,4 @@
+import CBOR
 import ISO7816
 import SmartCard
 
@@ -19,6 +20,8 @@ public enum NFCCTAPFailure: Error, Sendable, Equatable, CustomStringConvertible 
     case timedOut
     /// The answer does not fit the buffer libfido2 gave for it.
     case answerTooLong(Int, limit: Int)
+    /// After the status byte comes something that is not one bounded CBOR item.
+    case malformedAnswer(CBORError)
 
     /// The card (or key) is gone, rather than misbehaving.
     public var isCardGone: Bool {
@@ -39,6 +42,7 @@ public enum NFCCTAPFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .emptyAnswer: return "the card answered a CTAP command with no status byte"
         case .timedOut: return "the card was still working when the request's time ran out"
         case .answerTooLong(let count, let limit): return "the card's answer is \(count) bytes, more than the \(limit) expected"
+        case .malformedAnswer(let error): return "the card's answer is not well-formed CBOR (\(error))"
         }
     }
 }
