@@ -96,7 +96,7 @@ extension FIDODevice {
                 userId: bytes(fido_cred_user_id_ptr(credential), fido_cred_user_id_len(credential)),
                 userName: text(fido_cred_user_name(credential)),
                 userDisplayName: text(fido_cred_display_name(credential)),
-                credProtect: level > 0 ? Int(level) : nil,
+                credProtect: level > 0 ? Int(exactly: level) : nil,
                 hasLargeBlobKey: fido_cred_largeblob_key_len(credential) > 0)
         }
     }

@@ -32,7 +32,7 @@ extension CoreServices {
         } catch {
             throw Self.agentError(error)
         }
-        let timeout = Int64(plan.timeout.components.seconds)
+        let timeout = Int64(clamping: plan.timeout.components.seconds)
         let expiresAt = OutsideSeconds.instant(timeout, after: TokenSet.now())
         let (transaction, response): (IDXTransaction, IDXResponse)
         do {

@@ -121,7 +121,7 @@ final class FIDOAppletSession: @unchecked Sendable {
             guard let first = pending else { return -1 }
             pending = nil
             var deadline: ContinuousClock.Instant?
-            if milliseconds >= 0 { deadline = .now + .milliseconds(Int64(milliseconds)) }
+            if milliseconds >= 0 { deadline = .now + .milliseconds(Int64(clamping: milliseconds)) }
             do throws(NFCCTAPFailure) {
                 let answer = try exchange.complete(
                     try first.get(), deadline: deadline,
@@ -134,7 +134,7 @@ final class FIDOAppletSession: @unchecked Sendable {
                 try Self.checkBody(of: answer)
                 guard let base = buffer.baseAddress else { return -1 }
                 answer.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: answer.count) }
-                return Int32(answer.count)
+                return Int32(clamping: answer.count)  // ≤ libfido2's buffer, checked above
             } catch {
                 failure.withLock { $0 = error }
                 return -1
@@ -165,7 +165,7 @@ final class FIDOAppletSession: @unchecked Sendable {
         self.nonce = nil
         let reply = nonce + [0x00, 0x00, 0x00, 0x01] + [0x02, 0x00, 0x00, 0x00, version.capabilities]
         reply.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: reply.count) }
-        return Int32(reply.count)
+        return Int32(clamping: reply.count)
     }
 
     /// What a failure to reach the applet means to the user.
