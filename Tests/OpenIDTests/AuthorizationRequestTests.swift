@@ -69,6 +69,20 @@ import Testing
         }
     }
 
+    /// Any web page can open a private-use-scheme (or loopback) callback URL
+    /// with a query nobody can read: it must not end the login in flight.
+    /// Its state cannot be read, so it is a state mismatch, and the login
+    /// waits on, exactly as for another login's state.
+    @Test func anUnreadableRedirectIsAStateMismatch() {
+        for unreadable in [redirect("%zz"), redirect("state=\(request.state)&code=%zz"), redirect("%FF%FE=1"),
+                           "com.example.app:/callback?%zz", "just-a-code",
+                           redirect("state=" + String(repeating: "a", count: 20_000))] {
+            #expect(throws: OpenIDError.stateMismatch, "\(unreadable.prefix(60))") {
+                try request.code(fromRedirect: unreadable, metadata: Self.metadata)
+            }
+        }
+    }
+
     @Test func aRefusalIsReportedWithItsCode() {
         #expect(throws: OpenIDError.authorizationRefused(code: "access_denied", description: "The user said no")) {
             try request.code(fromRedirect: redirect("error=access_denied&error_description=The+user+said+no&state=\(request.state)&\(issuer)"),

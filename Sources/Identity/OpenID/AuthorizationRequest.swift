@@ -54,9 +54,13 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDeb
     /// ours (else `.stateMismatch`, and nothing else of the URL is trusted);
     /// then `error` (`.authorizationRefused`); then RFC 9207 `iss` (present:
     /// equal to the issuer; absent: refused when the provider says it sends
-    /// it); then `code`.
+    /// it); then `code`. A redirect whose query cannot be read at all (no
+    /// query, a bad percent escape, too long) has no readable `state`
+    /// either: it is a `.stateMismatch` too, so the login waits on. Any web
+    /// page can open a private-use-scheme callback such as `…?%zz`; were it
+    /// a hard failure, that page could end the user's login in flight.
     public func code(fromRedirect url: String, metadata: ProviderMetadata) throws(OpenIDError) -> String {
-        let parameters = try RedirectParameters(url)
+        guard let parameters = try? RedirectParameters(url) else { throw .stateMismatch }
         guard let returned = parameters.single("state").value, returned == state else { throw .stateMismatch }
         switch parameters.single("error") {
         case .one(let code):
