@@ -7,7 +7,12 @@ import NIOHTTP1
 /// The one HTTP client of passkey-agent (token endpoints, identity
 /// services): AsyncHTTPClient with the timeouts peers learned the hard way
 /// (oidc-agent hung for a week without them): 5 s to connect, 15 s for the
-/// whole exchange.
+/// whole exchange — head and body alike. AsyncHTTPClient's own deadline
+/// ends when the response head arrives, so a server that sends its head and
+/// then drips the body a byte at a time (each byte resets the idle read
+/// timeout) would hold the caller as long as it liked; the one deadline here
+/// is raced against the whole exchange, and the body's read is cancelled
+/// when it passes.
 public final class HTTPTransport: Sendable {
     public struct Response: Sendable {
         public var status: Int
@@ -30,8 +35,7 @@ public final class HTTPTransport: Sendable {
         self.requestTimeout = requestTimeout
         self.maximumResponseBytes = maximumResponseBytes
         var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000
-                                                             + connectTimeout.components.attoseconds / 1_000_000_000))
+        configuration.timeout = .init(connect: Self.timeAmount(connectTimeout))
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
@@ -49,12 +53,29 @@ public final class HTTPTransport: Sendable {
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(body) }
         let seconds = Int(requestTimeout.components.seconds)
+        let deadline = NIODeadline.now() + Self.timeAmount(requestTimeout)
+        let timedOut = HTTPTransportError.requestTimeout(url: shown, seconds: seconds)
+        let (client, limit, prepared) = (self.client, maximumResponseBytes, request)
         do {
-            let response = try await client.execute(request, timeout: .seconds(Int64(seconds)))
-            let buffer = try await response.body.collect(upTo: maximumResponseBytes)
-            return Response(status: Int(response.status.code),
-                            headers: response.headers.map { ($0.name, $0.value) },
-                            body: Array(buffer.readableBytesView))
+            return try await withThrowingTaskGroup(of: Response.self) { group in
+                group.addTask {
+                    let response = try await client.execute(prepared, deadline: deadline)
+                    let buffer = try await response.body.collect(upTo: limit)
+                    return Response(status: Int(response.status.code),
+                                    headers: response.headers.map { ($0.name, $0.value) },
+                                    body: Array(buffer.readableBytesView))
+                }
+                group.addTask {
+                    // The same deadline, for the body: cancelling the exchange closes its connection.
+                    try await Task.sleep(for: .nanoseconds(max(0, (deadline - NIODeadline.now()).nanoseconds)))
+                    throw timedOut
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw CancellationError() }
+                return first
+            }
+        } catch let error as HTTPTransportError {
+            throw error
         } catch let error as HTTPClientError {
             switch error {
             case .connectTimeout: throw .connectTimeout(url: shown, seconds: Int(connectTimeout.components.seconds))
@@ -99,6 +120,15 @@ public final class HTTPTransport: Sendable {
             }
         }
         return out
+    }
+
+    /// A Duration as NIO's TimeAmount, saturating rather than trapping on an absurd value.
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return .nanoseconds(seconds < 0 ? 0 : .max) }
+        let (total, overflowed) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return .nanoseconds(overflowed ? .max : max(0, total))
     }
 
     static func withoutQuery(_ url: String) -> String {
