@@ -15,6 +15,13 @@ import Synchronization
 /// gets a short page — success, or the provider's refusal by its RFC 6749
 /// error code — with no token data and no code, and the listener closes: a
 /// second callback finds nothing listening.
+///
+/// Another local user can connect to the port too. A connection must send
+/// its whole request within `requestDeadline` (2 s; a callback is one short
+/// GET a browser sends at once), and when all 32 slots are taken a new
+/// connection evicts the oldest one that has not yet sent a whole request,
+/// rather than being refused: half-sent requests cannot keep the browser's
+/// callback out.
 public final class CallbackListener: Sendable {
     public let port: Int
     private let channel: any Channel
@@ -29,9 +36,12 @@ public final class CallbackListener: Sendable {
         self.inbox = inbox
     }
 
-    public static func start(expectedState: String, port: Int = 0) async throws(OpenIDError) -> CallbackListener {
+    /// `requestDeadline`: how long a connection may take to send its whole
+    /// request (the default in use; tests give another).
+    public static func start(expectedState: String, port: Int = 0,
+                             requestDeadline: Duration = .seconds(2)) async throws(OpenIDError) -> CallbackListener {
         guard (0...65535).contains(port) else { throw .listener("port \(port) is not 0 to 65535") }
-        let inbox = CallbackInbox(expectedState: expectedState)
+        let inbox = CallbackInbox(expectedState: expectedState, requestDeadline: requestDeadline)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in inbox.accept(channel) }
@@ -80,16 +90,31 @@ final class CallbackInbox: Sendable {
         var closed = false
         var waiter: CheckedContinuation<String, any Error>?
         var onAccepted: (@Sendable () -> Void)?
-        var children: [ObjectIdentifier: any Channel] = [:]
+        var children: [ObjectIdentifier: Child] = [:]
+        var arrivals: UInt64 = 0
+    }
+    /// One open connection: when it came (for eviction, oldest first) and
+    /// whether its whole request has arrived (then it is answered and closes).
+    private struct Child {
+        var channel: any Channel
+        var arrival: UInt64
+        var requestComplete = false
     }
     private let state = Mutex(State())
 
-    /// Connections open at once; more are closed at once (a local process flooding the port).
+    /// Connections open at once (a local process flooding the port): a new
+    /// one beyond it evicts the oldest that has not sent a whole request.
     static let maximumConnections = 32
     /// A connection that has not sent a whole request by then is closed.
-    static let connectionDeadline = TimeAmount.seconds(10)
+    let requestDeadline: TimeAmount
 
-    init(expectedState: String) { self.expectedState = expectedState }
+    init(expectedState: String, requestDeadline: Duration) {
+        self.expectedState = expectedState
+        let (seconds, attoseconds) = requestDeadline.components
+        // Saturating: a deadline is at most a day, however it was written.
+        let clamped = min(max(seconds, 0), 86_400)
+        self.requestDeadline = .nanoseconds(clamped * 1_000_000_000 + (clamped < 86_400 ? max(attoseconds, 0) / 1_000_000_000 : 0))
+    }
 
     func onAccepted(_ action: @escaping @Sendable () -> Void) {
         let acceptedAlready = state.withLock { state in
@@ -99,22 +124,42 @@ final class CallbackInbox: Sendable {
         if acceptedAlready { action() }
     }
 
-    /// A new connection: counted, given a deadline, and an HTTP/1 pipeline.
+    /// A new connection: counted (evicting the oldest unfinished one when
+    /// all slots are taken), given a deadline, and an HTTP/1 pipeline.
     func accept(_ channel: any Channel) -> EventLoopFuture<Void> {
         let key = ObjectIdentifier(channel)
-        let admitted = state.withLock { state in
-            guard !state.closed, state.children.count < Self.maximumConnections else { return false }
-            state.children[key] = channel
-            return true
+        let (admitted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
+            guard !state.closed else { return (false, nil) }
+            var evicted: (any Channel)?
+            if state.children.count >= Self.maximumConnections {
+                // All slots full: the oldest connection still sending its request
+                // goes. When every one has sent it (each is being answered and
+                // closes at once), the newest waits for none and is refused.
+                guard let oldest = state.children.filter({ !$0.value.requestComplete })
+                    .min(by: { $0.value.arrival < $1.value.arrival }) else { return (false, nil) }
+                evicted = state.children.removeValue(forKey: oldest.key)?.channel
+            }
+            state.arrivals &+= 1
+            state.children[key] = Child(channel: channel, arrival: state.arrivals)
+            return (true, evicted)
         }
+        evicted?.close(promise: nil)
         guard admitted else { return channel.close() }
         channel.closeFuture.whenComplete { _ in self.state.withLock { _ = $0.children.removeValue(forKey: key) } }
-        let deadline = channel.eventLoop.scheduleTask(in: Self.connectionDeadline) { channel.close(promise: nil) }
+        let deadline = channel.eventLoop.scheduleTask(in: requestDeadline) {
+            let complete = self.state.withLock { $0.children[key]?.requestComplete ?? true }
+            if !complete { channel.close(promise: nil) }
+        }
         channel.closeFuture.whenComplete { _ in deadline.cancel() }
         return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
             try channel.pipeline.syncOperations.addHandler(CallbackHandler(inbox: self))
         }
+    }
+
+    /// The whole request of `channel` has arrived: it is answered now, and no longer evictable.
+    func requestArrived(on channel: any Channel) {
+        state.withLock { $0.children[ObjectIdentifier(channel)]?.requestComplete = true }
     }
 
     /// The listener's verdict on one request: a page, and whether it was the callback.
@@ -166,7 +211,7 @@ final class CallbackInbox: Sendable {
             state.closed = true
             let waiter = state.waiter
             state.waiter = nil
-            return (waiter, Array(state.children.values))
+            return (waiter, state.children.values.map(\.channel))
         }
         waiter?.resume(throwing: OpenIDError.cancelled)
         for child in children { child.close(promise: nil) }

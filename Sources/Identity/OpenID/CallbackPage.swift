@@ -59,6 +59,7 @@ final class CallbackHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let head, !answered else { return }
             answered = true
+            inbox.requestArrived(on: context.channel)
             let page = inbox.judge(head, port: context.channel.localAddress?.port)
             respond(context: context, page: page)
         }
