@@ -82,7 +82,7 @@ import TestSupport
                                                                           units + "passkey-agent.socket"],
                                              standardInput: nil, environment: analyzerEnvironment, scratch: NSTemporaryDirectory(), timeout: 60)
         #expect(verified.status == 0, "\(verified.standardOutput)\(verified.standardError)")
-        for directory in [".local/share/passkey-agent", ".config/passkey-agent", ".local/state/passkey-agent"] {
+        for directory in [".local/share/passkey-agent", ".config/passkey-agent", ".local/state/passkey-agent", ".cache/passkey-agent"] {
             #expect(try mode(home + "/" + directory) == 0o700, "\(directory) is private")
         }
 
