@@ -17,13 +17,21 @@ It does what a person does on the provider's pages, over plain HTTP:
   consent_browser.py --activate URL      the device flow: open the
                                          verification_uri_complete page and
                                          approve the user code on it.
-Environment: CONSENT_USER (default alice), CONSENT_FIELD (the form field
+A `file://` address (what `passkey login` hands a browser: its launch
+page) is read and followed to the address its refresh names, as a browser
+would; the log then says where the page was, its mode and its directory's.
+Environment: CONSENT_WAIT_SCANS (`:`-separated counter files of
+proc_watcher.py: wait until each has made two passes over /proc, as a real
+browser is slow to start), CONSENT_USER (default alice), CONSENT_FIELD (the form field
 naming the user: `user` for passkey-devserver, `sub` for oidc-provider-mock),
 CONSENT_ACTION (allow or deny; sent as `action`), CONSENT_LOG (a file to
 append what happened to, for the test to read).
 """
+import html
 import os
+import re
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -51,6 +59,41 @@ def fetch(url, data=None):
             return response.status, response.headers, response.read().decode(errors="replace")
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read().decode(errors="replace")
+
+
+def wait_for_watchers():
+    paths = [path for path in os.environ.get("CONSENT_WAIT_SCANS", "").split(":") if path]
+
+    def count(path):
+        try:
+            with open(path) as f:
+                return int(f.read() or 0)
+        except (OSError, ValueError):
+            return 0
+
+    start = {path: count(path) for path in paths}
+    deadline = time.monotonic() + 60
+    while any(count(path) < start[path] + 2 for path in paths):
+        if time.monotonic() > deadline:
+            log("wait: the watchers made no progress")
+            sys.exit(1)
+        time.sleep(0.01)
+
+
+def open_launch_page(address):
+    path = urllib.parse.unquote(urllib.parse.urlsplit(address).path)
+    page = os.lstat(path)
+    folder = os.lstat(os.path.dirname(path))
+    log(f"launch page: {path} mode {page.st_mode & 0o777:o} directory {folder.st_mode & 0o777:o}")
+    with open(path) as f:
+        content = f.read()
+    match = re.search(r'<meta http-equiv="refresh" content="0;url=([^"]*)">', content)
+    if not match:
+        log("launch page: no refresh")
+        sys.exit(1)
+    url = html.unescape(match.group(1))
+    log(f"launch page goes to: {url}")
+    return url
 
 
 def consent(url):
@@ -92,7 +135,10 @@ def follow(url):
 
 
 def main():
+    wait_for_watchers()
     args = sys.argv[1:]
+    if args and args[-1].startswith("file://"):
+        args[-1] = open_launch_page(args[-1])
     if args and args[0] == "--follow":
         follow(args[1])
         return

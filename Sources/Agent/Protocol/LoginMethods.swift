@@ -95,7 +95,16 @@ public struct LoginStarted: Codable, Sendable, Equatable {
     /// The flow chosen (never `auto`).
     public var flow: LoginFlow
     /// browser/paste: the URL to open, in full (never a local redirector).
+    /// For the terminal only: it carries the login's `state`, nonce and PKCE
+    /// challenge, so it never goes on a command line (another user could read it).
     public var authorizationURL: String?
+    /// browser: the launch page to hand the browser (as `file://PATH`): a
+    /// file only this user can read (0600, in the agent's 0700 runtime
+    /// directory) that sends the browser on to `authorizationURL`; removed
+    /// when the login ends.
+    public var launchPage: String?
+    /// browser: why there is no launch page (the person opens the URL themselves).
+    public var launchPageProblem: String?
     /// browser/paste: where the provider sends the browser back (`http://127.0.0.1:PORT/callback`).
     public var redirectURI: String?
     /// device: the code to enter, and where.
@@ -107,13 +116,16 @@ public struct LoginStarted: Codable, Sendable, Equatable {
     /// okta-idx: the first step (a form to fill), or `done` already.
     public var idx: IDXStep?
 
-    public init(account: String, issuer: String, flow: LoginFlow, authorizationURL: String? = nil, redirectURI: String? = nil,
+    public init(account: String, issuer: String, flow: LoginFlow, authorizationURL: String? = nil, launchPage: String? = nil,
+                launchPageProblem: String? = nil, redirectURI: String? = nil,
                 userCode: String? = nil, verificationURI: String? = nil, verificationURIComplete: String? = nil, expiresAt: Int64,
                 idx: IDXStep? = nil) {
         self.account = account
         self.issuer = issuer
         self.flow = flow
         self.authorizationURL = authorizationURL
+        self.launchPage = launchPage
+        self.launchPageProblem = launchPageProblem
         self.redirectURI = redirectURI
         self.userCode = userCode
         self.verificationURI = verificationURI

@@ -98,11 +98,17 @@ extension CoreServices {
             let redirectURI = privateRedirect ?? listener?.redirectURI ?? ""
             let request = AuthorizationRequest(redirectURI: redirectURI, state: state, nonce: PKCE().verifier, pkce: PKCE())
             let url = request.url(metadata: metadata, clientId: clientId, scopes: scopes, extra: extra)
+            // The browser flow's browser gets a page only this user can read,
+            // never the URL itself (LaunchPage.swift says why).
+            let (page, problem) = flow == .browser ? launchPage(for: url, issuer: issuer) : (nil, nil)
             let started = LoginStarted(account: account, issuer: issuer, flow: flow, authorizationURL: url,
+                                       launchPage: page?.path, launchPageProblem: problem,
                                        redirectURI: redirectURI, expiresAt: deadline)
-            login = PendingLogin(account: account, started: started, request: request, metadata: metadata, pastes: pasteInput)
+            login = PendingLogin(account: account, started: started, request: request, metadata: metadata, pastes: pasteInput,
+                                 launchPage: page)
             login.start { [self] in
-                defer { listener?.close() }
+                // Done, failed, expired or cancelled: the page goes with the login.
+                defer { listener?.close(); page?.remove() }
                 return try await self.finish(plan, login: login) {
                     let code = try await Self.firstRedirect(listener: listener, pastes: pastes, request: request, metadata: metadata)
                     return (try await client.exchange(code: code, request: request), nonce: request.nonce)
@@ -111,6 +117,20 @@ extension CoreServices {
         }
         logins.add(login)
         return login.started
+    }
+
+    /// A launch page for `url` in the runtime directory, after removing the
+    /// pages of logins whose process died; or why there is none.
+    private func launchPage(for url: String, issuer: String) -> (LaunchPage?, String?) {
+        guard let directory = LaunchPage.directory(paths) else {
+            return (nil, "XDG_RUNTIME_DIR is not set, so there is no private place for a launch page")
+        }
+        LaunchPage.removeStale(in: directory)
+        do throws(LaunchPage.Problem) {
+            return (try LaunchPage.write(url, issuer: issuer, in: directory), nil)
+        } catch {
+            return (nil, error.description)
+        }
     }
 
     /// `auto`: a browser where there is a display; without one the device

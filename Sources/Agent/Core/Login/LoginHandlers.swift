@@ -8,6 +8,9 @@ import Vault
 /// pasted redirect), cancel, and logout (RFC 7009 revocation, then removal).
 extension CoreServices {
     func registerLogin(into table: inout MethodTable.Builder) {
+        // Registered once, as the core starts (in the agent, or in a `passkey`
+        // running the core itself): the launch pages a dead process left go.
+        if let directory = LaunchPage.directory(paths) { LaunchPage.removeStale(in: directory) }
         table.register(LoginBeginMethod.self) { params, interaction in
             try await self.beginLogin(params, interaction: interaction)
         }

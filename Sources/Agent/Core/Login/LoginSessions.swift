@@ -83,16 +83,19 @@ final class PendingLogin: Sendable {
     /// The authorization request (browser and paste flows): checks a pasted redirect.
     let request: AuthorizationRequest?
     let metadata: ProviderMetadata
+    /// The browser flow's launch page: removed when the login ends.
+    let launchPage: LaunchPage?
     private let pastes: AsyncStream<Result<String, OpenIDError>>.Continuation
     private let run = Mutex<Task<LoginResult, any Error>?>(nil)
 
     init(account: String, started: LoginStarted, request: AuthorizationRequest?, metadata: ProviderMetadata,
-         pastes: AsyncStream<Result<String, OpenIDError>>.Continuation) {
+         pastes: AsyncStream<Result<String, OpenIDError>>.Continuation, launchPage: LaunchPage? = nil) {
         self.account = account
         self.started = started
         self.request = request
         self.metadata = metadata
         self.pastes = pastes
+        self.launchPage = launchPage
     }
 
     func start(_ body: @escaping @Sendable () async throws -> LoginResult) {
@@ -137,6 +140,7 @@ final class PendingLogin: Sendable {
     }
 
     func cancel() {
+        launchPage?.remove()
         pastes.finish()
         run.withLock { $0 }?.cancel()
     }

@@ -17,13 +17,20 @@ enum LoginInstructions {
             }
             StandardError.writeLine("Check that the page names this tool before you approve. Waiting…")
         case .browser, .auto:
+            // The URL is shown on the terminal (not a command line others can
+            // read); the browser is handed only the launch page (BrowserLauncher).
             StandardError.writeLine("Sign in to \(started.issuer) at:")
             StandardError.writeLine("  \(started.authorizationURL ?? "?")")
-            if openBrowser, let url = started.authorizationURL {
-                if let opener = BrowserLauncher.open(url, environment: environment) {
-                    StandardError.writeLine("(opened with \(opener))")
+            if openBrowser {
+                if let page = started.launchPage {
+                    if let opener = BrowserLauncher.open(launchPage: page, environment: environment) {
+                        StandardError.writeLine("(opened with \(opener))")
+                    } else {
+                        StandardError.writeLine("No browser could be started ($BROWSER, xdg-open): open the address yourself.")
+                    }
                 } else {
-                    StandardError.writeLine("No browser could be started ($BROWSER, xdg-open): open the address yourself.")
+                    StandardError.writeLine("No browser was started: \(started.launchPageProblem ?? "the agent made no launch page"), "
+                                            + "and the address itself never goes on a command line. Open it yourself.")
                 }
             }
             StandardError.writeLine("If the browser runs on another machine, paste here the address it ends on. Waiting…")
