@@ -55,17 +55,11 @@ extension SecureFile {
     /// examined stays.
     @discardableResult
     public static func removeStaleTemporaryFiles(in directory: String, target: String? = nil) -> Int {
-        guard let stream = opendir(directory) else { return 0 }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if TemporaryName.matches(name, target: target) { names.append(name) }
-        }
-        closedir(stream)
+        guard let names = DirectoryEntries.names(in: directory) else { return 0 }
         var removed = 0
-        for name in names where removeIfStale(directory + "/" + name) { removed += 1 }
+        for name in names where TemporaryName.matches(name, target: target) && removeIfStale(directory + "/" + name) {
+            removed += 1
+        }
         return removed
     }
 

@@ -31,7 +31,10 @@ struct DiskUsage: Sendable {
             guard let directory = opendir(path) else { return }
             defer { closedir(directory) }
             while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                // Read in place, up to its NUL: a readdir record can end before a whole dirent,
+                // so copying d_name (a 256-byte tuple) reads past it (SecureFiles' DirectoryEntries).
+                let field = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                let name = String(cString: field.assumingMemoryBound(to: CChar.self))
                 if name != "." && name != ".." { add(path + "/" + name) }
             }
         default:
