@@ -13,6 +13,8 @@ public final class CoreServices: Sendable {
     public var settings: Settings { config.current }
     /// `passkey-agent --idle-timeout`: wins over config.toml, reloads included.
     let idleTimeoutOverride = Mutex<Int?>(nil)
+    /// What the agent's command line set beyond it, for `agent.status` (SettingsInForce.swift).
+    let commandLineSettings = Mutex<[EffectiveSetting]>([])
     let environment: [String: String]
     let devices: DeviceBroker
     let runningAsAgent: Bool

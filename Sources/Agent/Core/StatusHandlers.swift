@@ -27,7 +27,7 @@ extension CoreServices {
             uptimeSeconds: runningAsAgent ? Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18 : 0,
             pendingRequests: max(0, requestsInFlight - 1),
             devices: devices, agentRunning: runningAsAgent, pid: getpid(), vault: vaultLockState(),
-            configProblems: problems.isEmpty ? nil : problems)
+            configProblems: problems.isEmpty ? nil : problems, settings: settingsInForce())
     }
 
     /// Every connected key — USB, and on PC/SC readers the cards whose FIDO

@@ -22,10 +22,13 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// What in config.toml is ignored or broken, one line each with its line
     /// number (absent when nothing is; added in protocol 1).
     public var configProblems: [String]?
+    /// Each setting in force and where it came from (absent from agents
+    /// older than it; added in protocol 1).
+    public var settings: [EffectiveSetting]?
 
     public init(version: String, protocolVersion: Int, uptimeSeconds: Double, pendingRequests: Int,
                 devices: [DeviceSummary], agentRunning: Bool, pid: Int32, vault: VaultLockState? = nil,
-                configProblems: [String]? = nil) {
+                configProblems: [String]? = nil, settings: [EffectiveSetting]? = nil) {
         self.version = version
         self.protocolVersion = protocolVersion
         self.uptimeSeconds = uptimeSeconds
@@ -35,6 +38,26 @@ public struct AgentStatus: Codable, Sendable, Equatable {
         self.pid = pid
         self.vault = vault
         self.configProblems = configProblems
+        self.settings = settings
+    }
+}
+
+/// One setting of the agent as it is in force, and what decided it.
+public struct EffectiveSetting: Codable, Sendable, Equatable {
+    /// config.toml's `table.key` (`agent.idle-timeout`), or for what only the
+    /// agent's command line sets, the flag (`--max-connections`).
+    public var name: String
+    /// The value in force, as config.toml or the flag would write it; absent
+    /// when nothing set it and there is no default (`device.default`).
+    public var value: String?
+    /// `default`, `config.toml` or `flag`. A string, not an enumeration: a
+    /// later agent may name another source, and older clients still show it.
+    public var source: String
+
+    public init(name: String, value: String?, source: String) {
+        self.name = name
+        self.value = value
+        self.source = source
     }
 }
 

@@ -11,14 +11,12 @@ import Glibc
 public struct AgentDaemon: Sendable {
     public let core: AgentCore
     public let socket: ListeningSocket
-    public let idleTimeout: Duration?
     public let logger: Logger
     private let server: AgentServer
 
-    public init(core: AgentCore, socket: ListeningSocket, limits: AgentServer.Limits, idleTimeout: Duration?, logger: Logger) {
+    public init(core: AgentCore, socket: ListeningSocket, limits: AgentServer.Limits, logger: Logger) {
         self.core = core
         self.socket = socket
-        self.idleTimeout = idleTimeout
         self.logger = logger
         server = AgentServer(core: core, socket: socket, limits: limits, logger: logger)
     }
@@ -54,7 +52,7 @@ public struct AgentDaemon: Sendable {
     }
 
     /// Serves until SIGTERM or SIGINT (or, when socket-activated, until idle
-    /// for `idleTimeout` with no client connected); then returns.
+    /// for the idle timeout in force with no client connected); then returns.
     public func run() async {
         for problem in core.services.config.problems { logger.warning("\(problem)") }
         Task {
@@ -64,14 +62,18 @@ public struct AgentDaemon: Sendable {
                 server.returnFreedMemory()
             }
         }
-        if let idleTimeout, !socket.ownsPath {
-            // systemd starts the agent again on the next connection.
+        if !socket.ownsPath {
+            // systemd starts the agent again on the next connection. The
+            // timeout is the vault's (flag, config.toml as it is now, or the
+            // default; 0: never), so the unit needs no flag of its own.
             Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
+                    let seconds = core.services.idleTimeoutInForce.seconds
+                    guard seconds > 0 else { continue }
                     let state = server.idleState
-                    if state.connections == 0, core.services.requestsInFlight == 0, state.idleFor >= idleTimeout {
-                        logger.info("idle for \(idleTimeout.components.seconds) s with no client: exiting")
+                    if state.connections == 0, core.services.requestsInFlight == 0, state.idleFor >= .seconds(seconds) {
+                        logger.info("idle for \(seconds) s with no client: exiting")
                         server.shutdown()
                         return
                     }

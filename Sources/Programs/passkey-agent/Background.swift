@@ -12,7 +12,9 @@ enum Background {
     /// `~/.local/state` yet); when that cannot be made, `agent.log` beside
     /// the socket, in the 0700 directory the agent has just made or checked.
     /// Only when neither can be opened does the agent log nowhere, and it says so first.
-    static func detach(announcing socketPath: String, logDirectory: String) {
+    /// The parent prints the socket and the agent's PID in `syntax`, as
+    /// ssh-agent prints SSH_AUTH_SOCK and SSH_AGENT_PID (`-k` reads the PID back).
+    static func detach(announcing socketPath: String, logDirectory: String, syntax: ShellSyntax) {
         let log = openLog(in: logDirectory) ?? openLog(in: parent(of: socketPath), createDirectory: false)
         if log == nil {
             StandardError.write("passkey-agent: cannot open a log file in \(logDirectory) or beside \(socketPath); logging nowhere\n")
@@ -23,7 +25,8 @@ enum Background {
             exit(1)
         }
         if child > 0 {
-            print("PASSKEY_AGENT_SOCK=\(socketPath); export PASSKEY_AGENT_SOCK;")
+            print(syntax.export("PASSKEY_AGENT_SOCK", socketPath))
+            print(syntax.export("PASSKEY_AGENT_PID", String(child)))
             print("echo passkey-agent pid \(child);")
             exit(0)
         }

@@ -4,7 +4,7 @@ import ArgumentParser
 struct StatusCommand: Verb {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show whether the agent runs, its version, and the authenticators it sees.")
+        abstract: "Show whether the agent runs, its version, its settings and where each came from, and the authenticators it sees.")
 
     @OptionGroup var runOptions: RunOptions
 
@@ -34,6 +34,12 @@ struct StatusCommand: Verb {
         for problem in status.configProblems ?? [] {
             Output.line("config: \(problem)")
         }
+        // Each setting in force and what decided it: a flag on the agent's
+        // command line (a unit's ExecStart=) beats config.toml, and shows here.
+        for setting in status.settings ?? [] {
+            let value = setting.value.map { " = \(printable($0))\(setting.name == "agent.idle-timeout" && $0 == "0" ? " (never)" : "")" } ?? " not set"
+            Output.line("setting: \(printable(setting.name))\(value)  (\(printable(setting.source)))")
+        }
         if status.devices.isEmpty {
             Output.line("devices: none connected")
         } else {
@@ -41,5 +47,13 @@ struct StatusCommand: Verb {
                 Output.line("device: \(device.path)  \(device.product)\(device.software ? "  [software]" : "")")
             }
         }
+    }
+
+    /// A value from the agent (config.toml's strings among them) without
+    /// control or format characters: nothing it holds may drive the terminal.
+    private static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter {
+            $0.properties.generalCategory != .control && $0.properties.generalCategory != .format
+        }))
     }
 }
