@@ -46,9 +46,14 @@ let package = Package(
                        providers: [.apt(["libpcsclite-dev"])]),
         .systemLibrary(name: "CCBOR", path: "Sources/System/CCBOR", pkgConfig: "libcbor",
                        providers: [.apt(["libcbor-dev"])]),
+        // The Public Suffix List (Debian's libpsl, built-in list plus the system's newer one): registrable domains.
+        .systemLibrary(name: "CPSL", path: "Sources/System/CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CMalloc", path: "Sources/System/CMalloc"),  // glibc's malloc_trim: the agent hands freed memory back
         .systemLibrary(name: "CLibCrypto", path: "Sources/System/CLibCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        // sd-bus: the agent's URL-scheme handler on the session bus (Sources/Agent/DesktopBus).
+        .systemLibrary(name: "CSystemd", path: "Sources/System/CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
         // Not a C library but the layer's Swift face of glibc's write(2): the one stderr writer, for every program.
         .target(name: "StandardError", path: "Sources/System/StandardError"),
         // The release and the git commit a program was built from (`--version`); the commit is
@@ -97,7 +102,7 @@ let package = Package(
                                                nio, nioPosix, nioHTTP1], path: "Sources/Identity/OpenID"),
         // Beyond Identity invoke URLs (issue 12): URL shapes, the request JWT verified against its
         // trusted `jku` (jwt-kit through OpenID's key choice), the proof and passkey binding calls.
-        .target(name: "BeyondIdentity", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", jwtKit], path: "Sources/Identity/BeyondIdentity"),
+        .target(name: "BeyondIdentity", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "LoopbackHost", "CPSL", jwtKit], path: "Sources/Identity/BeyondIdentity"),
         // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
         // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
         .target(name: "OktaIDX", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
@@ -107,18 +112,24 @@ let package = Package(
         // that runs every method, the server, and the client the CLI uses.
         .target(name: "Vault", dependencies: ["FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
         .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
+        // Asking the person where no socket client answers: pinentry (PIN, CONFIRM) and a
+        // UserInteraction over it, for the CLI without a terminal and the agent's own D-Bus requests.
+        .target(name: "Prompts", dependencies: ["Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
         .target(name: "AgentProtocol", dependencies: ["BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX",
-                                                  "PIV", "PIVWire", "SmartCard", "Hexadecimal"], path: "Sources/Agent/Core"),
-        .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "Interaction", "CMalloc",
+                                                  "PIV", "PIVWire", "SmartCard", "Hexadecimal", "Prompts"], path: "Sources/Agent/Core"),
+        // The URL-scheme handler as a D-Bus-activatable application: `Open` on the session bus runs `invoke`.
+        .target(name: "DesktopBus", dependencies: ["CSystemd", "AgentCore", "AgentProtocol", "Interaction", "Prompts", "Settings", "Tokens", logging],
+                path: "Sources/Agent/DesktopBus"),
+        .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "Interaction", "CMalloc", "DesktopBus",
                                                     nio, nioPosix, logging], path: "Sources/Agent/Server"),
 
         // MARK: Sources/Programs — the command line and the executables: thin mains.
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
-        .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
+        .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "Prompts", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
                                                   "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI",
                 swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
@@ -167,6 +178,7 @@ let package = Package(
                     dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Harness"]),
+        .testTarget(name: "InteractionTests", dependencies: ["Interaction"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
         .testTarget(name: "DecodingErrorsTests", dependencies: ["DecodingErrors"]),
         .testTarget(name: "PIVWireTests", dependencies: ["PIVWire", "Hexadecimal"]),

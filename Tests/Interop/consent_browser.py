@@ -126,7 +126,10 @@ def follow(url):
         location = urllib.parse.urljoin(url, location)
         if not location.startswith(("http://", "https://")):
             log("follow: handing over an app URL")
-            handler = subprocess.run([os.environ["PASSKEY_PROGRAM"], "invoke", location], capture_output=True, text=True)
+            # On standard input: a command line is readable by every local user,
+            # and `passkey invoke` refuses a URL with a query there.
+            handler = subprocess.run([os.environ["PASSKEY_PROGRAM"], "invoke", "-"], input=location + "\n",
+                                     capture_output=True, text=True)
             log(f"invoke: exit {handler.returncode}: {handler.stdout.strip()} {handler.stderr.strip()}")
             sys.exit(handler.returncode)
         url = location

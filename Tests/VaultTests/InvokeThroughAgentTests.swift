@@ -18,11 +18,12 @@ import Glibc
     /// The devserver, and an agent whose config trusts the devserver's BI
     /// keys and uses the software authenticator by default — as the
     /// handler runs it, with no flags.
-    static func setUp(trusting: Bool = true, devserver arguments: [String] = []) throws -> (LoginProvider, VaultAgent) {
+    /// The person at the desktop answers pinentry's confirmation with `answer`.
+    static func setUp(trusting: Bool = true, devserver arguments: [String] = [], answer: ScriptedPinentry.Answer? = .allow,
+                      application: String? = nil) throws -> (LoginProvider, VaultAgent) {
         let provider = try LoginProvider.devserver(["--oauth-client", "cli-app=\(scheme):/callback"] + arguments)
-        let agent = try VaultAgent(extraEnvironment: ["PASSKEY_PROGRAM": try ProgramPaths.built("passkey")])
-        let host = provider.origin.dropFirst("http://".count)
-        let config = "[device]\ndefault = \"virtual\"\n\n[invoke]\ntrusted-hosts = [\(trusting ? "\"\(host)\"" : "")]\n"
+        let agent = try VaultAgent(extraEnvironment: ["PASSKEY_PROGRAM": try ProgramPaths.built("passkey")], person: answer)
+        let config = "[device]\ndefault = \"virtual\"\n\n" + (application ?? (trusting ? Self.trustedApplication(provider) : ""))
         try FileManager.default.createDirectory(atPath: agent.harness.home + "/config/passkey-agent", withIntermediateDirectories: true)
         let path = agent.harness.home + "/config/passkey-agent/config.toml"
         try config.write(toFile: path, atomically: true, encoding: .utf8)
@@ -30,6 +31,12 @@ import Glibc
         try agent.start()
         try agent.initializeVault()
         return (provider, agent)
+    }
+
+    /// config.toml's table trusting the devserver's BI application, for its RP ID.
+    static func trustedApplication(_ provider: LoginProvider, rpIds: [String] = ["bi.passkey.test"]) -> String {
+        "[invoke.application.dev]\nissuer = \"\(provider.origin)\(bi)/applications/a1\"\n"
+            + "rp-ids = [\(rpIds.map { "\"\($0)\"" }.joined(separator: ", "))]\n"
     }
 
     /// An identity in the BI realm with a passkey bound on the software key through a binding link.
@@ -41,7 +48,7 @@ import Glibc
         let job = try provider.adminPOST(bi + "/identities/\(id)/credential-binding-jobs", #"{"job":{"delivery_method":"RETURN"}}"#,
                                          scratch: agent.harness.home)
         let link = try #require(job["credential_binding_link"] as? String)
-        let bound = try agent.passkey(["invoke", link])
+        let bound = try agent.passkey(["invoke", "-"], input: link)
         #expect(bound.status == 0, "\(bound.standardError)")
         #expect(bound.standardOutput.contains("Bound a passkey for Alice"))
         return link
@@ -57,7 +64,7 @@ import Glibc
     func bindThenLogInThroughBI() throws {
         let (provider, agent) = try Self.setUp()
         let link = try Self.bindAlice(provider, agent)
-        let reused = try agent.passkey(["invoke", link])
+        let reused = try agent.passkey(["invoke", "-"], input: link)
         #expect(reused.status != 0, "a binding link binds once")
 
         let login = try agent.harness.passkey(
@@ -83,7 +90,7 @@ import Glibc
         let url = try #require(login.standardError.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             .first { $0.hasPrefix(provider.issuer + "/v1/authorize?") })
 
-        let wrong = try agent.passkey(["invoke", "\(Self.scheme):/callback?code=forged&state=not-this-login"])
+        let wrong = try agent.passkey(["invoke", "-"], input: "\(Self.scheme):/callback?code=forged&state=not-this-login")
         #expect(wrong.status != 0)
         #expect(wrong.standardError.contains("another login"), "\(wrong.standardError)")
         #expect(login.poll() == nil, "the login still waits")
@@ -106,7 +113,7 @@ import Glibc
             + "&redirect_uri=\(provider.origin)/oauth2/v1/authorize/callback&state=s1&scope=openid&nonce=n1"
         let invokeURL = try provider.location(of: authorize, scratch: agent.harness.home)
         #expect(invokeURL.hasPrefix("\(Self.scheme):/invoke/bi-authenticate?request="))
-        let check = try agent.passkey(["invoke", "--check", invokeURL])
+        let check = try agent.passkey(["invoke", "--check", "-"], input: invokeURL)
         #expect(check.status == 0 && check.standardOutput.contains("authenticate"))
         #expect(try agent.passkey(["invoke", "--check", "https://example.org/"]).status == 1)
 
@@ -117,17 +124,17 @@ import Glibc
         payload["app"] = ["id": "a1", "display_name": "Your Bank"]
         parts[1] = try JSONSerialization.data(withJSONObject: payload).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        let tampered = try agent.passkey(["invoke", invokeURL.replacingOccurrences(of: jwt, with: parts.joined(separator: "."))])
+        let tampered = try agent.passkey(["invoke", "-"], input: invokeURL.replacingOccurrences(of: jwt, with: parts.joined(separator: ".")))
         #expect(tampered.status != 0)
         #expect(tampered.standardError.lowercased().contains("signature"), "\(tampered.standardError)")
 
         // Proved once (Okta then refuses the unknown state, so no login ends) — and never twice.
-        _ = try agent.passkey(["invoke", invokeURL])
-        let replayed = try agent.passkey(["invoke", invokeURL])
+        _ = try agent.passkey(["invoke", "-"], input: invokeURL)
+        let replayed = try agent.passkey(["invoke", "-"], input: invokeURL)
         #expect(replayed.status != 0)
         #expect(replayed.standardError.contains("used"), "\(replayed.standardError)")
 
-        let nobody = try agent.passkey(["invoke", "\(Self.scheme):/callback?code=c&state=s"])
+        let nobody = try agent.passkey(["invoke", "-"], input: "\(Self.scheme):/callback?code=c&state=s")
         #expect(nobody.status != 0)
         #expect(nobody.standardError.contains("no login in progress"), "\(nobody.standardError)")
 
@@ -136,7 +143,7 @@ import Glibc
         let otherURL = try other.location(of: other.origin + Self.bi + "/applications/a1/authorize?response_type=code&client_id=bi-okta"
                                             + "&redirect_uri=\(other.origin)/oauth2/v1/authorize/callback&state=s1&scope=openid&nonce=n1",
                                           scratch: untrusting.harness.home)
-        let untrusted = try untrusting.passkey(["invoke", otherURL])
+        let untrusted = try untrusting.passkey(["invoke", "-"], input: otherURL)
         #expect(untrusted.status != 0)
         #expect(untrusted.standardError.contains("trusted"), "\(untrusted.standardError)")
     }
@@ -152,30 +159,5 @@ import Glibc
             #expect(login.status != 0)
             #expect(login.standardError.contains("private-use scheme"), "\(uri): \(login.standardError)")
         }
-    }
-
-    @Test("the URL-scheme handler's .desktop file is valid, and install-handler registers it for the user")
-    func desktopFile() throws {
-        let validate = try ProcessResult.run("/usr/bin/env", ["desktop-file-validate", Interop.packageRoot + "/Config/passkey-invoke.desktop"],
-                                             standardInput: nil, environment: ProcessInfo.processInfo.environment,
-                                             scratch: NSTemporaryDirectory(), timeout: 30)
-        #expect(validate.status == 0, "\(validate.standardOutput)\(validate.standardError)")
-        #expect(!validate.standardOutput.contains("error"))
-
-        let agent = try VaultAgent()
-        let installed = try agent.passkey(["install-handler"])
-        #expect(installed.status == 0, "\(installed.standardError)")
-        let file = agent.harness.home + "/data/applications/passkey-invoke.desktop"
-        let text = try String(contentsOfFile: file, encoding: .utf8)
-        #expect(text.contains("MimeType=x-scheme-handler/\(Self.scheme);"))
-        #expect(text.contains("Exec=/") && text.contains("/passkey invoke %u"), "an absolute path to passkey")
-        let revalidate = try ProcessResult.run("/usr/bin/env", ["desktop-file-validate", file], standardInput: nil,
-                                               environment: ProcessInfo.processInfo.environment, scratch: agent.harness.home, timeout: 30)
-        #expect(revalidate.status == 0, "\(revalidate.standardOutput)")
-        let query = try ProcessResult.run("/usr/bin/env", ["xdg-mime", "query", "default", "x-scheme-handler/\(Self.scheme)"], standardInput: nil,
-                                          environment: agent.harness.environment, scratch: agent.harness.home, timeout: 30)
-        #expect(query.standardOutput.contains("passkey-invoke.desktop"), "\(query.standardOutput)\(query.standardError)")
-        #expect(try agent.passkey(["install-handler", "--uninstall"]).status == 0)
-        #expect(!FileManager.default.fileExists(atPath: file))
     }
 }

@@ -1,5 +1,6 @@
 import AgentCore
 import AgentProtocol
+import DesktopBus
 import Logging
 
 #if canImport(Glibc)
@@ -80,6 +81,8 @@ public struct AgentDaemon: Sendable {
                 }
             }
         }
+        // Links opened on the desktop arrive over the session bus, when there is one.
+        DesktopBus.start(core: core, logger: logger)
         do {
             try await server.run()
         } catch {

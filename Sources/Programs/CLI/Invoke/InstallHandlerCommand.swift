@@ -7,19 +7,21 @@ import StandardError
 import Glibc
 #endif
 
-/// `passkey install-handler`: makes `passkey invoke` the browser's handler
-/// for the invoke URL scheme(s) — a .desktop file in the user's
-/// `$XDG_DATA_HOME/applications` (the one Config/passkey-invoke.desktop
-/// shows, with this `passkey`'s absolute path), `xdg-mime default` for each
-/// scheme, and `update-desktop-database`.
+/// `passkey install-handler`: makes passkey-agent the browser's handler for
+/// the invoke URL scheme(s), through D-Bus activation: the .desktop file in
+/// the user's `$XDG_DATA_HOME/applications`, the D-Bus service file in
+/// `$XDG_DATA_HOME/dbus-1/services` (Config/ shows both), `xdg-mime
+/// default` for each scheme, and `update-desktop-database`.
 struct InstallHandlerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "install-handler",
-        abstract: "Register `passkey invoke` as the handler of the invoke URL scheme(s) for this user.",
+        abstract: "Register passkey-agent as the handler of the invoke URL scheme(s) for this user.",
         discussion: """
-        The default scheme is \(InvokeHandlerFile.defaultScheme), the one passkey-devserver's \
+        The default scheme is \(InvokeHandlerFiles.defaultScheme), the one passkey-devserver's \
         Beyond-Identity-like IdP sends to (an identity provider's invoke URL names yours). \
-        Nothing needs root; --uninstall removes the file again.
+        A link opened on the desktop reaches the agent in a D-Bus message \
+        (\(DesktopApplicationID.id) on the session bus; the bus starts the agent if it is not running), \
+        never on a command line. Nothing needs root; --uninstall removes the files again.
         """)
 
     @Option(name: .customLong("scheme"), help: "A URL scheme to handle (repeatable).")
@@ -28,33 +30,62 @@ struct InstallHandlerCommand: ParsableCommand {
     var uninstall = false
 
     func run() throws {
-        let schemes = self.schemes.isEmpty ? [InvokeHandlerFile.defaultScheme] : self.schemes
-        for scheme in schemes where !InvokeHandlerFile.isScheme(scheme) {
+        let schemes = self.schemes.isEmpty ? [InvokeHandlerFiles.defaultScheme] : self.schemes
+        for scheme in schemes where !InvokeHandlerFiles.isScheme(scheme) {
             throw ValidationError("\"\(scheme)\" is not a URL scheme (a letter, then letters, digits, +, - or .)")
         }
-        let directory = XDGDirectories(environment: ProcessEnvironment.current).dataHome + "/applications"
-        let path = directory + "/" + InvokeHandlerFile.name
+        let xdg = XDGDirectories(environment: ProcessEnvironment.current)
+        let applications = xdg.dataHome + "/applications"
+        let services = xdg.dataHome + "/dbus-1/services"
+        let desktopPath = applications + "/" + InvokeHandlerFiles.desktopName
+        let servicePath = services + "/" + InvokeHandlerFiles.serviceName
+        // The handler of earlier versions, whose Exec put each URL on a command line.
+        try Self.remove(applications + "/" + InvokeHandlerFiles.legacyDesktopName)
         if uninstall {
-            guard unlink(path) == 0 || errno == ENOENT else { throw ValidationError("cannot remove \(path): \(String(cString: strerror(errno)))") }
-            _ = HelperProgram.run(["update-desktop-database", directory])
-            print("Removed \(path).")
+            try Self.remove(desktopPath)
+            try Self.remove(servicePath)
+            _ = HelperProgram.run(["update-desktop-database", applications])
+            print("Removed \(desktopPath) and \(servicePath).")
             return
         }
-        guard Self.makeDirectories(directory) else { throw ValidationError("cannot create \(directory)") }
-        let text = InvokeHandlerFile.text(passkey: SiblingProgram.path("passkey"), schemes: schemes)
-        guard let file = fopen(path, "w") else { throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))") }
-        fputs(text, file)
-        fclose(file)
-        print("Wrote \(path).")
+        let passkey = SiblingProgram.path("passkey"), agent = SiblingProgram.path("passkey-agent")
+        for path in [passkey, agent] where !InvokeHandlerFiles.isPlainPath(path) {
+            throw ValidationError("\(path) has a space, quote or other character an Exec= line cannot hold as written; install passkey elsewhere")
+        }
+        let unit = InvokeHandlerFiles.hasAgentUnit(.init(configHome: xdg.configHome, dataHome: xdg.dataHome))
+        try Self.write(InvokeHandlerFiles.desktopText(passkey: passkey, schemes: schemes), to: desktopPath)
+        try Self.write(InvokeHandlerFiles.serviceText(agent: agent, systemdUnit: unit), to: servicePath)
+        print("Wrote \(desktopPath) and \(servicePath)\(unit ? " (the bus starts passkey-agent.service)" : "").")
         for scheme in schemes {
-            if HelperProgram.run(["xdg-mime", "default", InvokeHandlerFile.name, "x-scheme-handler/" + scheme]) {
-                print("Links to \(scheme): now open with `passkey invoke`.")
+            if HelperProgram.run(["xdg-mime", "default", InvokeHandlerFiles.desktopName, "x-scheme-handler/" + scheme]) {
+                print("Links to \(scheme): now open in passkey-agent, over D-Bus.")
             } else {
                 StandardError.writeLine("passkey: xdg-mime could not set the handler of \(scheme) (is xdg-utils installed?)")
             }
         }
-        if !HelperProgram.run(["update-desktop-database", directory]) {
-            StandardError.writeLine("passkey: update-desktop-database did not run (desktop-file-utils); the handler works once your desktop rereads \(directory)")
+        if !HelperProgram.run(["update-desktop-database", applications]) {
+            StandardError.writeLine("passkey: update-desktop-database did not run (desktop-file-utils); the handler works once your desktop rereads \(applications)")
+        }
+    }
+
+    private static func remove(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw ValidationError("cannot remove \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Writes `text` to `path` (0644), creating its directories; never through a symlink.
+    private static func write(_ text: String, to path: String) throws {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        guard makeDirectories(directory) else { throw ValidationError("cannot create \(directory): \(String(cString: strerror(errno)))") }
+        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(file) }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))") }
+            offset += written
         }
     }
 
@@ -65,34 +96,5 @@ struct InstallHandlerCommand: ParsableCommand {
             if mkdir(partial, 0o755) != 0 && errno != EEXIST { return false }
         }
         return true
-    }
-}
-
-/// The handler's .desktop file: what Config/passkey-invoke.desktop holds,
-/// with the absolute path of `passkey` and the schemes asked for.
-enum InvokeHandlerFile {
-    static let name = "passkey-invoke.desktop"
-    static let defaultScheme = "io.github.passkey-agent"
-
-    static func text(passkey: String, schemes: [String]) -> String {
-        """
-        [Desktop Entry]
-        Type=Application
-        Name=passkey invoke
-        GenericName=Passkey sign-in handler
-        Comment=Hands sign-in and passkey-binding links from the browser to passkey-agent
-        Exec=\(passkey) invoke %u
-        Terminal=false
-        NoDisplay=true
-        MimeType=\(schemes.map { "x-scheme-handler/\($0);" }.joined())
-        Categories=System;Security;
-
-        """
-    }
-
-    /// RFC 3986 §3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
-    static func isScheme(_ text: String) -> Bool {
-        guard let first = text.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic, text.utf8.count <= 64 else { return false }
-        return text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }
     }
 }

@@ -5,9 +5,12 @@ import StandardError
 import Glibc
 #endif
 
-/// `passkey invoke URL`: the URL-scheme handler's command (Config/passkey-invoke.desktop
-/// runs `passkey invoke %u`). It hands the URL to the agent, where the login
-/// it belongs to waits, and says what happened.
+/// `passkey invoke -`: hands an invoke URL, read from standard input, to the
+/// agent, where the login it belongs to waits, and says what happened. The
+/// desktop reaches the agent without it, over D-Bus (Sources/Agent/DesktopBus);
+/// this command is for scripts, and the .desktop file's `Exec=` fallback,
+/// where a URL with a query on the command line is refused: every local user
+/// can read a command line, and the query holds the secret.
 struct InvokeCommand: Verb {
     static let configuration = CommandConfiguration(
         commandName: "invoke",
@@ -27,9 +30,15 @@ struct InvokeCommand: Verb {
         com.example.app:/callback`) is handed to that login; a URL that belongs to no \
         login in progress is refused. --check only says what kind of URL it is (exit 0) \
         or that it is none (exit 1).
+
+        Give the URL as - and write it on standard input (`passkey invoke - <<<"$url"`; \
+        with --pin-stdin the PIN follows on the next line). A URL with a query or fragment \
+        is refused as an argument: a binding token, a request or a login's state would be \
+        on the command line, which every user of this machine can read. Links opened on \
+        the desktop (`passkey install-handler`) reach the agent over D-Bus, without this command.
         """)
 
-    @Argument(help: "The URL the browser handed over.")
+    @Argument(help: "The URL, or - to read it from standard input (required for a URL with a query).")
     var url: String
     @Flag(help: "Only say whether this is an invoke URL, and which kind (exit status 0 or 1).")
     var check = false
@@ -39,7 +48,19 @@ struct InvokeCommand: Verb {
     @OptionGroup var pinOptions: PINOptions
     @OptionGroup var runOptions: RunOptions
 
+    func validate() throws {
+        if url != "-" && InvokeArgument.mayHoldSecret(url) {
+            throw ValidationError("""
+                an invoke URL with a query (its binding token, request or state) must not be on the command line, \
+                where every user of this machine can read it: write it on standard input instead, \
+                as in `passkey invoke - <<<"$url"` (links opened on the desktop go to the agent over D-Bus: \
+                `passkey install-handler`)
+                """)
+        }
+    }
+
     func execute(on backend: Backend) async throws(AgentError) {
+        let url = try InvokeArgument.resolve(self.url)
         let interaction = TerminalInteraction(pins: pinOptions.source)
         let shape = try await backend.call(InvokeCheckMethod.self, .init(url: url, verify: !check && isAuthenticate(url)),
                                            interaction: interaction)
