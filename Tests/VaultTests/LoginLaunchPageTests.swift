@@ -94,6 +94,8 @@ import Glibc
         let secrets = ["state", "nonce", "code_challenge"].compactMap { name in query.first { $0.name == name }?.value }
         #expect(secrets.count == 3, "\(target)")
         #expect(secrets.allSatisfy { $0.count >= 32 })
+        // Nor does any file the agent keeps, its log included, now the page is gone.
+        #expect(agent.filesContaining(secrets).isEmpty, "\(agent.filesContaining(secrets))")
 
         // One more pass each, so both saw everything up to the login's end.
         for (watcher, out) in [(poller, rootOut), (attacker, otherOut)] {
