@@ -13,7 +13,7 @@ import WebAuthnJSON
         rawId: [1, 2, 3, 4], response: AuthenticatorAssertionResponseJSON(clientDataJSON: [1], authenticatorData: [2], signature: [3]))
 
     private func verified(_ idp: TestIdentityProvider) async throws -> AuthenticateRequest {
-        try await idp.verifier().verify(try await idp.requestJWT(idp.claims()))
+        try await idp.verifier().verify(try await idp.requestJWT(idp.claims())).request
     }
 
     @Test func proveSendsTheAssertionAndReturnsTheRedirect() async throws {

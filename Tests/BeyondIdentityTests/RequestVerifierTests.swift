@@ -10,7 +10,7 @@ import Testing
     @Test func aGoodRequestIsAcceptedWithEveryField() async throws {
         let idp = try await TestIdentityProvider()
         let now = Clock.real()
-        let request = try await idp.verifier().verify(try await idp.requestJWT(idp.claims(now: now)))
+        let request = try await idp.verifier().verify(try await idp.requestJWT(idp.claims(now: now))).request
         #expect(request.applicationName == "Beyond Identity Dev")
         #expect(request.applicationId == "a1")
         #expect(request.requestOrigin.ip == "127.0.0.1")
@@ -35,14 +35,14 @@ import Testing
 
     @Test func theKeySetIsFetchedOnceThenCached() async throws {
         let idp = try await TestIdentityProvider()
-        let verifier = idp.verifier()
+        let verifier = try idp.verifier()
         for _ in 0..<3 { _ = try await verifier.verify(try await idp.requestJWT(idp.claims())) }
         #expect(idp.requests(to: TestIdentityProvider.applicationPath + "/.well-known/jwks.json").count == 1)
     }
 
     @Test func anUnknownKidFetchesTheKeySetAgainOnce() async throws {
         let idp = try await TestIdentityProvider()
-        let verifier = idp.verifier()
+        let verifier = try idp.verifier()
         _ = try await verifier.verify(try await idp.requestJWT(idp.claims()))
         // es-2 is not published: one refetch, then unknownKey.
         await #expect(throws: InvokeError.unknownKey) { try await verifier.verify(try await idp.requestJWT(idp.claims(), kid: "es-2")) }
@@ -238,7 +238,7 @@ import Testing
     @Test func anUnreachableKeySetIsANetworkError() async throws {
         let idp = try await TestIdentityProvider()
         let token = try await idp.requestJWT(idp.claims())
-        let verifier = idp.verifier()
+        let verifier = try idp.verifier()
         idp.stop()
         await #expect {
             try await verifier.verify(token)

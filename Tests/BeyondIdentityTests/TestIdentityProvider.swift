@@ -53,9 +53,17 @@ final class TestIdentityProvider: Sendable {
 
     func stop() { server.stop() }
 
-    /// A verifier that trusts `hosts` (default: this server's host:port).
-    func verifier(trusting hosts: [String]? = nil, now: @escaping @Sendable () -> Int64 = Clock.real) -> RequestVerifier {
-        RequestVerifier(trustedHosts: hosts ?? [host], transport: transport, now: now)
+    /// A verifier that trusts `hosts` as whole hosts, or by default this
+    /// server's application with its RP ID (as config.toml would name it).
+    func verifier(trusting hosts: [String]? = nil, now: @escaping @Sendable () -> Int64 = Clock.real) throws -> RequestVerifier {
+        guard let hosts else { return RequestVerifier(trust: try trust(), transport: transport, now: now) }
+        return RequestVerifier(trust: InvokeTrust(applications: hosts.compactMap { try? TrustedApplication.wholeHost($0) }),
+                               transport: transport, now: now)
+    }
+
+    /// This server's application, trusted for `rpIds` (default: its own RP ID).
+    func trust(rpIds: [String] = ["bi.passkey.test"], hosts: [String] = []) throws -> InvokeTrust {
+        InvokeTrust(applications: [try TrustedApplication(name: "dev", issuer: application, relyingParties: rpIds, hosts: hosts)])
     }
 
     func script(_ method: String, _ path: String, _ answer: LoopbackHTTPServer.Answer) {

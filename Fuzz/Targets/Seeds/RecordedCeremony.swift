@@ -87,6 +87,7 @@ private struct SeedUser: UserInteraction {
     func progress(_ stage: ProgressStage) {}
     func pin(_ request: PINRequest) async throws -> String { pin }
     func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int { 0 }
+    func confirm(_ request: ConfirmationRequest) async throws -> Bool { true }
 }
 
 /// A packet device that passes everything through to the virtual

@@ -63,6 +63,7 @@ public final class AgentConnection {
         }
         let patience = ResponseDeadline.forMethod(M.name)
         let deadline = ContinuousClock.now + patience
+        var unanswered: AgentError?
         while true {
             let line: [UInt8]
             do { line = try socket.readLine(deadline: deadline) } catch {
@@ -79,22 +80,30 @@ public final class AgentConnection {
             if let name = message.method {
                 guard name == ProgressParams.method, let params = message.params,
                       let progress = try? params.decode(as: ProgressParams.self), progress.id == id else { continue }
-                await answer(progress, interaction: interaction)
+                if let failure = await answer(progress, interaction: interaction) { unanswered = failure }
                 continue
             }
             // An error with no id is about the connection, not one request
             // (too many connections, a line the agent could not read): ours.
             if message.id == nil, let error = message.error { throw AgentError(rpcError: error) }
             guard message.id == id else { continue }
-            if let error = message.error { throw AgentError(rpcError: error) }
+            if let error = message.error {
+                let refusal = AgentError(rpcError: error)
+                // The agent stopped because we could not answer its question:
+                // why we could not says more than its "cancelled".
+                if refusal.kind == .cancelled, let unanswered { throw unanswered }
+                throw refusal
+            }
             do { return try JSONDecoder().decode(TypedResult<M.Result>.self, from: Data(line)).result } catch {
                 throw AgentError(.internal, "the agent's answer to \(M.name) does not decode: \(error)")
             }
         }
     }
 
+    /// Answers one progress notification; a question the interaction could
+    /// not answer is cancelled, and why is returned.
     nonisolated(nonsending)
-    private func answer(_ progress: ProgressParams, interaction: any UserInteraction) async {
+    private func answer(_ progress: ProgressParams, interaction: any UserInteraction) async -> AgentError? {
         switch progress.stage {
         case .processing: interaction.progress(.processing)
         case .touch: interaction.progress(.touch)
@@ -104,16 +113,34 @@ public final class AgentConnection {
                 let pin = try await interaction.pin(progress.pin ?? PINRequest(what: "PIN", reason: "The agent needs a PIN."))
                 send(ControlMethod.pin, PINAnswerParams(id: progress.id, pin: pin))
             } catch {
-                send(ControlMethod.cancel, CancelParams(id: progress.id))
+                return cancel(progress.id, because: error)
             }
         case .choose:
             do {
                 let index = try await interaction.chooseAccount(progress.accounts ?? [])
                 send(ControlMethod.choose, ChooseAnswerParams(id: progress.id, index: index))
             } catch {
-                send(ControlMethod.cancel, CancelParams(id: progress.id))
+                return cancel(progress.id, because: error)
+            }
+        case .confirm:
+            // No question to show is no yes.
+            guard let request = progress.confirmation else {
+                send(ControlMethod.confirm, ConfirmAnswerParams(id: progress.id, allowed: false))
+                return nil
+            }
+            do {
+                let allowed = try await interaction.confirm(request)
+                send(ControlMethod.confirm, ConfirmAnswerParams(id: progress.id, allowed: allowed))
+            } catch {
+                return cancel(progress.id, because: error)
             }
         }
+        return nil
+    }
+
+    private func cancel(_ id: RPCID, because error: any Error) -> AgentError {
+        send(ControlMethod.cancel, CancelParams(id: id))
+        return error as? AgentError ?? AgentError(.cancelled, "\(error)")
     }
 
     private func send<P: Encodable>(_ method: String, _ params: P) {

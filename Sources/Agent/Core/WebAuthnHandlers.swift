@@ -77,4 +77,12 @@ struct GuardedInteraction: UserInteraction {
         }
         return try await base.chooseAccount(accounts)
     }
+
+    func confirm(_ request: ConfirmationRequest) async throws -> Bool {
+        guard interactive else {
+            throw AgentError(.denied, "this needs the person's confirmation and nothing can ask for it here "
+                             + "(on the socket: `\"interactive\": true` and answer the `confirm` prompt); nothing was done")
+        }
+        return try await base.confirm(request)
+    }
 }

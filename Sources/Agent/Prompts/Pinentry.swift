@@ -4,18 +4,22 @@ import Hexadecimal
 import Glibc
 #endif
 
-/// Asks for a PIN through pinentry (GnuPG's PIN dialog program), speaking its
-/// Assuan protocol: SETTITLE, SETDESC, SETPROMPT, GETPIN. Used when there is
-/// no terminal but a desktop session (e.g. a URL-scheme handler started from
-/// a browser).
-struct Pinentry {
-    var program: String
+/// Asks the person through pinentry (GnuPG's PIN and confirmation dialog
+/// program), speaking its Assuan protocol: SETTITLE, SETDESC, SETPROMPT,
+/// GETPIN for a PIN; SETOK, SETCANCEL, CONFIRM for a yes/no question (the
+/// way gpg-agent confirms each use of an ssh key marked for confirmation).
+/// Used where there is no terminal but a desktop session: a URL-scheme
+/// handler started by a browser, or the agent answering a D-Bus request.
+public struct Pinentry: Sendable {
+    public var program: String
+
+    public init(program: String) { self.program = program }
 
     /// `$PASSKEY_PINENTRY`, else the first `pinentry` on PATH — only when a
     /// display is there to show it (a curses pinentry without a TTY fails).
-    static func available(environment: [String: String]) -> Pinentry? {
+    public static func available(environment: [String: String]) -> Pinentry? {
         if let explicit = environment["PASSKEY_PINENTRY"], !explicit.isEmpty { return Pinentry(program: explicit) }
-        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return nil }
+        guard !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else { return nil }
         for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(directory)/pinentry"
             if access(candidate, X_OK) == 0 { return Pinentry(program: candidate) }
@@ -23,49 +27,89 @@ struct Pinentry {
         return nil
     }
 
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         case pin(String)
         case cancelled
         case failed(String)
     }
 
-    func getPIN(title: String, description: String, prompt: String, error: String? = nil) -> Outcome {
-        guard let child = ChildProcess(program: program, arguments: []) else {
+    public enum Answer: Equatable, Sendable {
+        case allowed
+        case declined
+        case failed(String)
+    }
+
+    public func getPIN(title: String, description: String, prompt: String, error: String? = nil) -> Outcome {
+        guard let child = PipedProcess(program: program, arguments: []) else {
             return .failed("could not start \(program)")
         }
         defer { child.finish() }
-        guard child.readLine()?.hasPrefix("OK") == true else { return .failed("\(program) did not greet") }
         var commands = ["SETTITLE \(Self.escape(title))", "SETDESC \(Self.escape(description))",
                         "SETPROMPT \(Self.escape(prompt))"]
         if let error { commands.append("SETERROR \(Self.escape(error))") }
-        for command in commands {
-            child.writeLine(command)
-            guard child.readLine()?.hasPrefix("OK") == true else { return .failed("\(program) refused \(command.prefix(10))") }
-        }
+        if let failure = Self.prepare(child, program: program, commands: commands) { return .failed(failure) }
         child.writeLine("GETPIN")
         var pin: String?
         while let line = child.readLine() {
             if line.hasPrefix("D ") { pin = Self.unescape(String(line.dropFirst(2))) }
             else if line.hasPrefix("OK") { child.writeLine("BYE"); return .pin(pin ?? "") }
-            else if line.hasPrefix("ERR") { return line.contains("cancel") || line.contains("83886179") ? .cancelled : .failed(line) }
+            else if line.hasPrefix("ERR") { return Self.isCancel(line) ? .cancelled : .failed(line) }
         }
         return .failed("\(program) closed the connection")
     }
 
-    /// Assuan percent-escapes %, CR and LF in arguments and data.
-    static func escape(_ text: String) -> String {
-        var out = ""
+    /// A yes/no question: `allowed` only for pinentry's OK to CONFIRM; the
+    /// person's cancel (or "not confirmed") is `declined`; anything else
+    /// (no program, a broken conversation) `failed`, which callers treat as
+    /// a refusal too.
+    public func confirm(title: String, description: String, allow: String, deny: String) -> Answer {
+        guard let child = PipedProcess(program: program, arguments: []) else {
+            return .failed("could not start \(program)")
+        }
+        defer { child.finish() }
+        let commands = ["SETTITLE \(Self.escape(title))", "SETDESC \(Self.escape(description))",
+                        "SETOK \(Self.escape(allow))", "SETCANCEL \(Self.escape(deny))"]
+        if let failure = Self.prepare(child, program: program, commands: commands) { return .failed(failure) }
+        child.writeLine("CONFIRM")
+        while let line = child.readLine() {
+            if line.hasPrefix("OK") { child.writeLine("BYE"); return .allowed }
+            if line.hasPrefix("ERR") { return Self.isCancel(line) ? .declined : .failed(line) }
+            // Status lines (S …) and comments (#) are informational.
+        }
+        return .failed("\(program) closed the connection")
+    }
+
+    /// The greeting, then each command answered OK; the failure, if any.
+    private static func prepare(_ child: PipedProcess, program: String, commands: [String]) -> String? {
+        guard child.readLine()?.hasPrefix("OK") == true else { return "\(program) did not greet" }
+        for command in commands {
+            child.writeLine(command)
+            guard child.readLine()?.hasPrefix("OK") == true else { return "\(program) refused \(command.prefix(10))" }
+        }
+        return nil
+    }
+
+    /// GPG_ERR_CANCELED (83886179) and GPG_ERR_NOT_CONFIRMED (83886194) are
+    /// the person's own answers.
+    private static func isCancel(_ line: String) -> Bool {
+        line.contains("cancel") || line.contains("Cancel") || line.contains("83886179") || line.contains("83886194")
+    }
+
+    /// Assuan percent-escapes %, CR and LF in arguments and data; other
+    /// bytes (UTF-8 included) pass as they are.
+    public static func escape(_ text: String) -> String {
+        var out: [UInt8] = []
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "%"), 0x0A, 0x0D:
-                out += "%" + Hexadecimal.encode([byte], uppercase: true)
-            default: out.unicodeScalars.append(Unicode.Scalar(byte))
+                out += Array(("%" + Hexadecimal.encode([byte], uppercase: true)).utf8)
+            default: out.append(byte)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    static func unescape(_ text: String) -> String {
+    public static func unescape(_ text: String) -> String {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {

@@ -4,13 +4,13 @@ import Glibc
 
 /// A helper program with its stdin and stdout on pipes (pinentry).
 /// posix_spawn keeps the CLI free of Foundation's Process.
-final class ChildProcess {
+public final class PipedProcess {
     private let pid: pid_t
     private let input: Int32
     private let output: Int32
     private var buffer: [UInt8] = []
 
-    init?(program: String, arguments: [String]) {
+    public init?(program: String, arguments: [String]) {
         var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
         guard pipe(&toChild) == 0 else { return nil }
         guard pipe(&fromChild) == 0 else { close(toChild[0]); close(toChild[1]); return nil }
@@ -33,7 +33,7 @@ final class ChildProcess {
         output = fromChild[0]
     }
 
-    func writeLine(_ line: String) {
+    public func writeLine(_ line: String) {
         let bytes = Array((line + "\n").utf8)
         var offset = 0
         while offset < bytes.count {
@@ -43,7 +43,7 @@ final class ChildProcess {
         }
     }
 
-    func readLine() -> String? {
+    public func readLine() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -58,7 +58,7 @@ final class ChildProcess {
         }
     }
 
-    func finish() {
+    public func finish() {
         close(input)
         close(output)
         for i in buffer.indices { buffer[i] = 0 }

@@ -3,13 +3,13 @@ import Interaction
 /// The `progress` notification the agent sends while a request waits:
 /// `{"jsonrpc":"2.0","method":"progress","params":{"id":7,"stage":"touch"}}`.
 ///
-/// Stages `processing`, `touch` and `tap` are informational. Stages `pin` and
-/// `choose` are questions, sent only to requests that said
-/// `"interactive": true`: the client answers with `$/pin` or `$/choose`
-/// (or gives up with `$/cancel`).
+/// Stages `processing`, `touch` and `tap` are informational. Stages `pin`,
+/// `choose` and `confirm` are questions, sent only to requests that said
+/// `"interactive": true`: the client answers with `$/pin`, `$/choose` or
+/// `$/confirm` (or gives up with `$/cancel`).
 public struct ProgressParams: Codable, Sendable, Equatable {
     public enum Stage: String, Codable, Sendable {
-        case processing, touch, tap, pin, choose
+        case processing, touch, tap, pin, choose, confirm
     }
 
     public var id: RPCID
@@ -18,12 +18,16 @@ public struct ProgressParams: Codable, Sendable, Equatable {
     public var pin: PINRequest?
     /// With `choose`: the accounts to pick from.
     public var accounts: [AccountChoice]?
+    /// With `confirm`: what the person is asked to allow.
+    public var confirmation: ConfirmationRequest?
 
-    public init(id: RPCID, stage: Stage, pin: PINRequest? = nil, accounts: [AccountChoice]? = nil) {
+    public init(id: RPCID, stage: Stage, pin: PINRequest? = nil, accounts: [AccountChoice]? = nil,
+                confirmation: ConfirmationRequest? = nil) {
         self.id = id
         self.stage = stage
         self.pin = pin
         self.accounts = accounts
+        self.confirmation = confirmation
     }
 
     public static let method = "progress"
@@ -49,6 +53,17 @@ public enum ControlMethod {
     public static let pin = "$/pin"
     /// `{"method":"$/choose","params":{"id":7,"index":1}}`: the account request 7 asked about.
     public static let choose = "$/choose"
+    /// `{"method":"$/confirm","params":{"id":7,"allowed":true}}`: the person's answer to request 7's confirmation.
+    public static let confirm = "$/confirm"
+}
+
+public struct ConfirmAnswerParams: Codable, Sendable {
+    public var id: RPCID
+    public var allowed: Bool
+    public init(id: RPCID, allowed: Bool) {
+        self.id = id
+        self.allowed = allowed
+    }
 }
 
 public struct CancelParams: Codable, Sendable {

@@ -193,6 +193,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             if let params = try? request.params?.decode(as: PINAnswerParams.self) { state.answer(params.id, .pin(params.pin)) }
         case ControlMethod.choose:
             if let params = try? request.params?.decode(as: ChooseAnswerParams.self) { state.answer(params.id, .choice(params.index)) }
+        case ControlMethod.confirm:
+            if let params = try? request.params?.decode(as: ConfirmAnswerParams.self) { state.answer(params.id, .confirmation(params.allowed)) }
         default:
             if let id = request.id {
                 state.respond(RPCResponse(id: id, error: AgentError(.methodNotFound, "unknown method \(request.method)").rpcError))

@@ -33,12 +33,20 @@ final class ServerInteraction: UserInteraction {
         guard case .choice(let index) = answer else { throw AgentError(.invalidRequest, "expected $/choose for request \(id)") }
         return index
     }
+
+    func confirm(_ request: ConfirmationRequest) async throws -> Bool {
+        let answer = try await connection.ask(id: id, question: ProgressParams(id: id, stage: .confirm, confirmation: request),
+                                              timeout: answerTimeout)
+        guard case .confirmation(let allowed) = answer else { throw AgentError(.invalidRequest, "expected $/confirm for request \(id)") }
+        return allowed
+    }
 }
 
 /// What a client answered to a question.
 enum ClientAnswer: Sendable {
     case pin(String)
     case choice(Int)
+    case confirmation(Bool)
 }
 
 /// One question waiting for its answer; resumed exactly once.

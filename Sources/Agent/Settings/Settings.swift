@@ -17,8 +17,13 @@ import FoundationEssentials
 /// [agent]
 /// idle-timeout = 900           # seconds before the vault locks itself
 ///
+/// [invoke.application.acme]      # an application whose invoke URLs `passkey invoke` accepts
+/// issuer = "https://auth-us.beyondidentity.com/v1/tenants/T/realms/R/applications/A"
+/// rp-ids = ["beyondidentity.com"] # optional: default the issuer host and its parents to its registrable domain
+/// hosts = ["acme.okta.com"]       # optional: more hosts its proof and redirects may go to
+///
 /// [invoke]
-/// trusted-hosts = ["auth-us.beyondidentity.com"]   # whose request JWTs `passkey invoke` accepts
+/// trusted-hosts = ["auth.example.com"]   # older form: a whole host as one application
 /// ```
 public struct Settings: Sendable, Equatable {
     public struct Device: Sendable, Equatable {
@@ -42,7 +47,21 @@ public struct Settings: Sendable, Equatable {
     /// until the person says so.
     public struct Invoke: Sendable, Equatable {
         public var trustedHosts: [String] = []
+        /// `[invoke.application.NAME]` tables, by name.
+        public var applications: [Application] = []
     }
+
+    /// A trusted invoke application as config.toml names it; AgentCore
+    /// turns it into BeyondIdentity's `TrustedApplication`, which checks it.
+    public struct Application: Sendable, Equatable {
+        public var name: String
+        public var issuer: String
+        public var rpIds: [String]?
+        public var hosts: [String]
+    }
+
+    /// The table prefix of trusted applications.
+    static let applicationTablePrefix = "invoke.application."
 
     public var device = Device()
     public var passwordless = Passwordless()
@@ -61,6 +80,12 @@ public struct Settings: Sendable, Equatable {
         agent.idleTimeoutSeconds = document.integer("agent", "idle-timeout").flatMap { $0 >= 0 ? $0 : nil }
         if case .array(let hosts)? = document["invoke", "trusted-hosts"] {
             invoke.trustedHosts = hosts.compactMap { if case .string(let host) = $0, !host.isEmpty { return host } else { return nil } }
+        }
+        for table in document.tables.keys.sorted() where table.hasPrefix(Self.applicationTablePrefix) {
+            guard let issuer = document.string(table, "issuer") else { continue }
+            invoke.applications.append(Application(
+                name: String(table.dropFirst(Self.applicationTablePrefix.count)), issuer: issuer,
+                rpIds: document.strings(table, "rp-ids"), hosts: document.strings(table, "hosts") ?? []))
         }
     }
 

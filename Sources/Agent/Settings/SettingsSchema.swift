@@ -25,13 +25,22 @@ enum SettingsSchema {
         "invoke": ["trusted-hosts": .strings],
     ]
 
+    /// The keys of each `[invoke.application.NAME]` table.
+    static let applicationKeys: [String: Kind] = ["issuer": .string, "rp-ids": .strings, "hosts": .strings]
+
+    /// The known keys of `table`, nil for an unknown table.
+    static func keys(of table: String) -> [String: Kind]? {
+        if table.hasPrefix(Settings.applicationTablePrefix), table.count > Settings.applicationTablePrefix.count { return applicationKeys }
+        return tables[table]
+    }
+
     /// What is wrong with `document` that does not stop it being used:
     /// unknown tables and keys, values of the wrong kind (each ignored).
     static func warnings(for document: TOMLDocument) -> [SettingsWarning] {
         var warnings: [SettingsWarning] = []
         for (table, values) in document.tables {
             let lines = document.lines[table] ?? [:]
-            guard let known = tables[table] else {
+            guard let known = keys(of: table) else {
                 if table.isEmpty {
                     for key in values.keys {
                         warnings.append(SettingsWarning(line: lines[key] ?? 0,
@@ -54,6 +63,10 @@ enum SettingsSchema {
                     warnings.append(SettingsWarning(line: line, message: "`\(key)` in [\(table)] must be \(kind.rawValue); ignored"))
                 }
             }
+        }
+        for table in document.tables.keys where keys(of: table) == applicationKeys && document.string(table, "issuer") == nil {
+            warnings.append(SettingsWarning(line: document.lines[table]?[""] ?? 0,
+                message: "[\(table)] names no `issuer` (the application's URL); ignored"))
         }
         if case .integer(let seconds)? = document["agent", "idle-timeout"], seconds < 0 {
             warnings.append(SettingsWarning(line: document.lines["agent"]?["idle-timeout"] ?? 0,

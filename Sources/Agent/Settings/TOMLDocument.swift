@@ -37,6 +37,17 @@ public struct TOMLDocument: Sendable, Equatable {
         return nil
     }
 
+    /// An array whose items are all strings; nil when absent or of another kind.
+    public func strings(_ table: String, _ key: String) -> [String]? {
+        guard case .array(let values)? = self[table, key] else { return nil }
+        var strings: [String] = []
+        for value in values {
+            guard case .string(let string) = value else { return nil }
+            strings.append(string)
+        }
+        return strings
+    }
+
     public func boolean(_ table: String, _ key: String) -> Bool? {
         if case .boolean(let b)? = self[table, key] { return b }
         return nil

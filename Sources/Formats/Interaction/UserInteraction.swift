@@ -12,4 +12,9 @@ public protocol UserInteraction: Sendable {
     func pin(_ request: PINRequest) async throws -> String
     /// Several accounts on the key match: which one (an index into `accounts`)?
     func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int
+    /// Asks the person to allow an operation someone else started (an invoke
+    /// URL, a binding link) before any key is touched. True only when the
+    /// person said yes; false when they declined. Throws when nothing can
+    /// show the question: the caller then refuses, never assumes yes.
+    func confirm(_ request: ConfirmationRequest) async throws -> Bool
 }

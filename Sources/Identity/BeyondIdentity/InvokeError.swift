@@ -12,8 +12,18 @@ public enum InvokeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// URLs cannot be used).
     case invalidURL
     /// The request JWT's `jku` is not an https URL (http only on loopback)
-    /// whose host[:port] is in the trusted-host list: which host it named.
+    /// under a trusted application: which host it named.
     case untrustedJWKSHost(String)
+    /// A binding's realm belongs to no trusted application: which realm.
+    case untrustedApplication(String)
+    /// The request asks the key to sign for an RP ID that is not one of its
+    /// application's (or with an origin that RP ID may not use): a trusted
+    /// tenant phishing for another site's assertion.
+    case foreignRelyingParty(rpId: String, application: String)
+    /// The request sends the proof or the redirect to a host that is not its application's.
+    case foreignHost(what: String, url: String, application: String)
+    /// The person did not allow the sign-in or binding when asked.
+    case notConfirmed
     /// The signature does not verify with the key its `kid` names.
     case badSignature
     /// No key of the `jku` key set has the request's `kid` (even after fetching it again).
@@ -57,7 +67,15 @@ public enum InvokeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidURL:
             return "not a Beyond Identity invoke URL (…/bi-authenticate?request=…, …/bind?…, or a …:invokeAuthenticator?token=… binding link)"
         case .untrustedJWKSHost(let host):
-            return "the request's key set is at \(host), which is not a trusted host: if this sign-in is yours, add it to `[invoke] trusted-hosts` in config.toml (https only; plain http only to 127.0.0.1, [::1] or localhost)"
+            return "the request's key set is at \(host), which is under no trusted application: if this sign-in is yours, add its application to config.toml (`[invoke.application.NAME]` with its `issuer`; https only, plain http only to 127.0.0.1, [::1] or localhost)"
+        case .untrustedApplication(let realm):
+            return "\(realm) belongs to no trusted application: if this identity provider is yours, add its application to config.toml (`[invoke.application.NAME]` with its `issuer`)"
+        case .foreignRelyingParty(let rpId, let application):
+            return "the request asks your security key to sign for \(TokenError.sanitised(rpId) ?? "an RP ID"), which is not one of \(application)'s RP IDs (`rp-ids` in its config.toml table): refused, nothing was signed"
+        case .foreignHost(let what, let url, let application):
+            return "\(what) \(url) is not on a host of \(application) (`hosts` in its config.toml table): refused, nothing was signed"
+        case .notConfirmed:
+            return "you did not allow it: the security key was not used and nothing was sent"
         case .badSignature:
             return "the request's signature does not verify: it was altered or not made by the identity provider; start the sign-in again"
         case .unknownKey:
@@ -105,6 +123,10 @@ public enum InvokeError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL: return "invalid_url"
         case .untrustedJWKSHost: return "untrusted_jku_host"
+        case .untrustedApplication: return "untrusted_application"
+        case .foreignRelyingParty: return "foreign_rp_id"
+        case .foreignHost: return "foreign_host"
+        case .notConfirmed: return "not_confirmed"
         case .badSignature: return "bad_signature"
         case .unknownKey: return "unknown_key"
         case .algorithmNotAllowed: return "algorithm_not_allowed"

@@ -10,15 +10,17 @@ import Tokens
 /// redirect of their choosing.
 ///
 /// Order matters: the header's `alg` is checked before any key is looked at,
-/// and the `jku` before anything is fetched from it: its host[:port] must be
-/// EXACTLY one of `trustedHosts` (parsed by the `Endpoint` rule — https, or
-/// plain http to loopback; no user name, no percent-encoded host — never
-/// prefix-matched, so `trusted.example.evil` and `trusted.example@evil` are
+/// and the `jku` before anything is fetched from it: it must lie under a
+/// trusted application (`InvokeTrust`: scheme, host, port and path prefix,
+/// parsed — never prefix-matched as text — so `trusted.example.evil`,
+/// `trusted.example@evil` and another tenant's path on the same host are
 /// refused). The key is chosen as the ID-token validator chooses it (`kid`,
 /// `kty`, `alg`) and jwt-kit checks the signature with it alone. Only then is
 /// the payload read: `exp`/`nbf` with 60 s of clock skew and saturating sums,
 /// `iss` equal to the `jku` without `/.well-known/jwks.json`, `verb`
-/// "authenticate", and every field the proof uses.
+/// "authenticate", every field the proof uses — and then everything the
+/// request names against its application: the RP ID the key would sign for,
+/// the proof target and the redirect URI.
 public struct RequestVerifier: Sendable {
     /// What Beyond Identity signs with (RS256) and the other asymmetric
     /// algorithm our devserver could; `none` and HS* never verify.
@@ -28,22 +30,25 @@ public struct RequestVerifier: Sendable {
     /// Where a request's `iss` is relative to its `jku`.
     public static let keySetSuffix = "/.well-known/jwks.json"
 
-    private let trustedHosts: Set<String>
+    private let trust: InvokeTrust
     private let transport: HTTPTransport
     private let now: @Sendable () -> Int64
     private let keySets: KeySetCache
 
-    /// `trustedHosts`: `host` or `host:port` (`127.0.0.1:8080`, `[::1]:8080`,
-    /// `auth-us.beyondidentity.com`), compared case-insensitively and exactly.
-    /// A host without a port also matches its scheme's default port.
-    public init(trustedHosts: [String], transport: HTTPTransport, now: @escaping @Sendable () -> Int64 = TokenSet.now) {
-        self.trustedHosts = Set(trustedHosts.map { $0.lowercased() })
+    public init(trust: InvokeTrust, transport: HTTPTransport, now: @escaping @Sendable () -> Int64 = TokenSet.now) {
+        self.trust = trust
         self.transport = transport
         self.now = now
         keySets = KeySetCache(now: now)
     }
 
-    public func verify(_ requestJWT: String) async throws(InvokeError) -> AuthenticateRequest {
+    /// A request that verified, with the trusted application it belongs to.
+    public struct Verified: Sendable {
+        public var request: AuthenticateRequest
+        public var application: TrustedApplication
+    }
+
+    public func verify(_ requestJWT: String) async throws(InvokeError) -> Verified {
         guard requestJWT.utf8.count <= InvokeURL.limit else {
             throw .malformedRequest("it is longer than \(InvokeURL.limit) bytes")
         }
@@ -52,7 +57,7 @@ public struct RequestVerifier: Sendable {
         guard Self.allowedAlgorithms.contains(alg) else { throw .algorithmNotAllowed }
         guard !jws.signature.isEmpty else { throw .badSignature }
         guard let jku = jws.header.jku else { throw .malformedRequest("its header names no key set (jku)") }
-        try checkTrusted(jku)
+        let application = try trust.application(forKeySet: jku)
         guard let kid = jws.header.kid, !kid.isEmpty else { throw .malformedRequest("its header names no key (kid)") }
 
         var keys = try await keySet(jku, refetch: false).candidates(kid: kid, alg: alg)
@@ -70,22 +75,9 @@ public struct RequestVerifier: Sendable {
         guard jku.hasSuffix(Self.keySetSuffix), !claims.iss.isEmpty,
               claims.iss == String(jku.dropLast(Self.keySetSuffix.count)) else { throw .wrongIssuer }
         guard claims.verb == "authenticate" else { throw .wrongVerb }
-        return try claims.request()
-    }
-
-    /// Whether `jku` may be fetched: the `Endpoint` rule, then its host[:port]
-    /// in the trusted list. The error shows the URL without user name or query.
-    func checkTrusted(_ jku: String) throws(InvokeError) {
-        let shown = Endpoint.shown(jku)
-        guard Endpoint.problem(jku) == nil, let parts = URLComponents(string: jku),
-              let host = parts.percentEncodedHost?.lowercased(), let scheme = parts.scheme?.lowercased() else {
-            throw .untrustedJWKSHost(shown)
-        }
-        let defaultPort = scheme == "https" ? 443 : 80
-        let port = parts.port ?? defaultPort
-        guard trustedHosts.contains("\(host):\(port)") || (port == defaultPort && trustedHosts.contains(host)) else {
-            throw .untrustedJWKSHost(parts.port.map { "\(host):\($0)" } ?? host)
-        }
+        let request = try claims.request()
+        try trust.check(request, issuer: claims.iss, application: application)
+        return Verified(request: request, application: application)
     }
 
     /// `exp` (+ leeway) still ahead, `nbf` and `iat` not beyond now + leeway;
@@ -176,15 +168,14 @@ final class KeySetCache: Sendable {
         return (jws.header.alg, jws.header.kid, jws.header.jku, jws.payload)
     }
 
-    /// Whether `jku` may be fetched when `trustedHosts` are trusted.
+    /// Whether `jku` may be fetched when `trustedHosts` (whole-host entries) are trusted.
     public static func isTrusted(_ jku: String, trustedHosts: [String]) -> Bool {
-        (try? RequestVerifier(trustedHosts: trustedHosts, transport: sharedTransport).checkTrusted(jku)) != nil
+        let trust = InvokeTrust(applications: trustedHosts.compactMap { try? TrustedApplication.wholeHost($0) })
+        return (try? trust.application(forKeySet: jku)) != nil
     }
 
     /// Whether a prove answer's redirect would be accepted.
     public static func acceptsRedirect(_ redirect: String, to redirectURI: String, state: String) -> Bool {
         (try? BIClient.checkRedirect(redirect, to: redirectURI, state: state)) != nil
     }
-
-    private static let sharedTransport = HTTPTransport()
 }

@@ -281,4 +281,6 @@ private struct ApprovingInteraction: UserInteraction {
     }
 
     func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int { 0 }
+
+    func confirm(_ request: ConfirmationRequest) async throws -> Bool { true }
 }

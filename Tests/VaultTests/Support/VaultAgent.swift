@@ -10,9 +10,25 @@ import Glibc
 /// through the real `passkey` CLI.
 final class VaultAgent: @unchecked Sendable {
     let harness: AgentHarness
+    /// The scripted person at the desktop (`PASSKEY_PINENTRY`), when asked for.
+    let pinentry: ScriptedPinentry?
+    private let pinentryDirectory: String?
 
-    init(extraEnvironment: [String: String] = [:]) throws {
-        harness = try AgentHarness(extraEnvironment: extraEnvironment)
+    /// `person`: a scripted pinentry that answers every confirmation so, for the agent and `passkey`.
+    init(extraEnvironment: [String: String] = [:], person: ScriptedPinentry.Answer? = nil) throws {
+        if let person {
+            let directory = try TemporaryDirectory.make(prefix: "pinentry")
+            pinentryDirectory = directory
+            pinentry = try ScriptedPinentry(in: directory, answer: person)
+        } else {
+            pinentryDirectory = nil
+            pinentry = nil
+        }
+        harness = try AgentHarness(extraEnvironment: extraEnvironment.merging(pinentry?.environment ?? [:]) { _, scripted in scripted })
+    }
+
+    deinit {
+        if let pinentryDirectory { TemporaryDirectory.remove(pinentryDirectory) }
     }
 
     func start(arguments: [String] = []) throws {

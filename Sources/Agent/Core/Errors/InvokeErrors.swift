@@ -10,7 +10,7 @@ extension AgentError {
         switch error {
         case .invalidURL, .malformedRequest, .stateMismatch:
             self.init(.invalidInput, message, details: code)
-        case .untrustedJWKSHost, .badSignature, .unknownKey, .algorithmNotAllowed, .wrongIssuer, .wrongVerb:
+        case .untrustedJWKSHost, .untrustedApplication, .foreignRelyingParty, .foreignHost, .badSignature, .unknownKey, .algorithmNotAllowed, .wrongIssuer, .wrongVerb:
             // A request that fails verification is refused, never followed.
             self.init(.denied, message, details: code)
         case .requestExpired, .requestNotYetValid, .transactionExpired:
@@ -21,8 +21,8 @@ extension AgentError {
             self.init(.serverError, message, details: code)
         case .network:
             self.init(.networkError, message)
-        case .cancelled:
-            self.init(.cancelled, message)
+        case .cancelled, .notConfirmed:
+            self.init(.cancelled, message, details: code)
         }
     }
 }

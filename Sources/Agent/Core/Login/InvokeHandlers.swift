@@ -8,10 +8,12 @@ import WebAuthn
 import WebAuthnClient
 
 /// `invoke.check` and `invoke`: the URL-scheme handler's side of a login.
-/// An authenticate URL is verified (its request JWT's key set only from
-/// `[invoke] trusted-hosts`), proved with a WebAuthn assertion, and its
-/// redirect chain followed to the login in flight; a binding makes a
-/// passkey; a login's own redirect is handed to it.
+/// An authenticate URL is verified (its request JWT only from a trusted
+/// application, and everything it names that application's: BeyondIdentity's
+/// `InvokeTrust`), confirmed by the person, proved with a WebAuthn
+/// assertion, and its redirect chain followed to the login in flight —
+/// through the application's hosts only; a binding (confirmed the same way)
+/// makes a passkey; a login's own redirect is handed to it.
 extension CoreServices {
     func registerInvoke(into table: inout MethodTable.Builder) {
         table.register(InvokeCheckMethod.self) { params, _ in
@@ -23,7 +25,19 @@ extension CoreServices {
     }
 
     private var requestVerifier: RequestVerifier {
-        RequestVerifier(trustedHosts: settings.invoke.trustedHosts, transport: http)
+        RequestVerifier(trust: invokeTrust, transport: http)
+    }
+
+    /// The trusted applications of config.toml: each `[invoke.application.NAME]`
+    /// table, then each `[invoke] trusted-hosts` entry as a whole-host
+    /// application. An entry that cannot be used (a public suffix as RP ID,
+    /// an issuer that is not https) is left out: it trusts nothing.
+    var invokeTrust: InvokeTrust {
+        let invoke = settings.invoke
+        let named = invoke.applications.compactMap { entry in
+            try? TrustedApplication(name: entry.name, issuer: entry.issuer, relyingParties: entry.rpIds, hosts: entry.hosts)
+        }
+        return InvokeTrust(applications: named + invoke.trustedHosts.compactMap { try? TrustedApplication.wholeHost($0) })
     }
 
     private func checkInvoke(_ params: InvokeCheckMethod.Params) async throws -> InvokeCheck {
@@ -31,7 +45,7 @@ extension CoreServices {
         switch InvokeURL(params.url) {
         case .authenticate(_, let jwt)?:
             guard params.verify == true else { return InvokeCheck(kind: .authenticate) }
-            let request = try await requestVerifier.verify(jwt)
+            let request = try await requestVerifier.verify(jwt).request
             return InvokeCheck(kind: .authenticate, application: request.applicationName, requestIP: request.requestOrigin.ip,
                                requestUserAgent: request.requestOrigin.userAgent)
         case .bind?, .bindingLink?:
@@ -47,7 +61,8 @@ extension CoreServices {
         let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
         switch InvokeURL(params.url) {
         case .authenticate(_, let jwt)?:
-            let request = try await requestVerifier.verify(jwt)
+            let verified = try await requestVerifier.verify(jwt)
+            let request = verified.request
             var options = request.assertionOptions
             if let passkeyId = params.passkeyId {
                 guard let id = Base64URLBytes(base64URL: passkeyId) else {
@@ -56,16 +71,18 @@ extension CoreServices {
                 options.allowCredentials = [PublicKeyCredentialDescriptorJSON(id: id)]
             }
             let ceremony = GetCredential(options: options, origin: try WebAuthnOrigin(request.origin))
+            try await confirm(InvokeConfirmation.signIn(request, application: verified.application), guarded)
             let assertion = try await devices.withDevice(params.device) { device in
                 try await ceremony.run(on: device, pin: params.pin, interaction: guarded)
             }
             let redirect = try await BIClient(transport: http).prove(request, credential: assertion)
-            let account = try await followRedirects(from: redirect)
+            let account = try await followRedirects(from: redirect, application: verified.application)
             return InvokeResult(kind: .authenticate, account: account, application: request.applicationName)
         case .bind(let bind)?:
             return InvokeResult(kind: .bind, passkey: try await bindPasskey(bind, params, guarded))
         case .bindingLink(let link)?:
-            try checkTrustedHost(link)
+            // The link's realm must be a trusted application's before its secret goes anywhere.
+            _ = try invokeTrust.application(forBindingLink: link)
             let bind = try await BIClient(transport: http).resolveBindingLink(link)
             return InvokeResult(kind: .bind, passkey: try await bindPasskey(bind, params, guarded))
         case nil:
@@ -74,14 +91,18 @@ extension CoreServices {
     }
 
     /// A discoverable passkey for the identity the binding job names, made
-    /// on the key and registered with the IdP.
+    /// on the key and registered with the IdP — only for a realm of a
+    /// trusted application, for one of its RP IDs, once the person allowed it.
     private func bindPasskey(_ bind: BindParameters, _ params: InvokeMethod.Params,
                              _ interaction: any UserInteraction) async throws -> BoundPasskeyReport {
-        // The IdP that gets the new passkey must be one the person trusts too.
-        try checkTrustedHost(bind.apiBaseURL)
+        let application = try invokeTrust.application(forRealm: bind.apiBaseURL, tenantId: bind.tenantId, realmId: bind.realmId)
         let client = BIClient(transport: http)
         let (options, origin) = try await client.beginBinding(bind)
+        guard let rpId = options.rp.id, application.relyingParties.contains(rpId.lowercased()) else {
+            throw InvokeError.foreignRelyingParty(rpId: String((options.rp.id ?? "").prefix(253)), application: application.shown)
+        }
         let webOrigin = try WebAuthnOrigin(origin)
+        try await confirm(InvokeConfirmation.binding(options, application: application), interaction)
         let registration = try await devices.withDevice(params.device) { device in
             try await CreateCredential(options: options, origin: webOrigin).run(on: device, pin: params.pin, interaction: interaction)
         }
@@ -90,25 +111,26 @@ extension CoreServices {
                                   displayName: bound.displayName, postBindingRedirectURI: bound.postBindingRedirectURI)
     }
 
-    /// The IdP's redirect (Okta's callback with the IdP's code), followed
-    /// with plain GETs — https, or http on loopback, at most 10 hops —
-    /// until it reaches the redirect URI of a login in flight.
-    private func followRedirects(from start: String) async throws -> String {
-        var url = start
-        for _ in 0..<10 {
-            if !logins.logins(awaiting: url).isEmpty { return try deliverRedirect(url) }
-            if let problem = Endpoint.problem(url) {
-                throw AgentError(.serverError, "the sign-in was redirected to \(Endpoint.shown(url)), which is no login in progress "
-                                 + "and no page to follow (\(problem)); start `passkey login` before opening the sign-in")
+    /// The person's yes, asked before any key is touched; a no ends the invoke.
+    private func confirm(_ request: ConfirmationRequest, _ interaction: any UserInteraction) async throws {
+        guard try await interaction.confirm(request) else { throw InvokeError.notConfirmed }
+    }
+
+    /// The IdP's redirect chain, through the application's hosts only
+    /// (`RedirectChain`), to the login in flight it belongs to.
+    private func followRedirects(from start: String, application: TrustedApplication) async throws -> String {
+        let chain = RedirectChain(application: application, transport: http)
+        let reached: String
+        do {
+            reached = try await chain.follow(from: start) { !logins.logins(awaiting: $0).isEmpty }
+        } catch {
+            switch error {
+            case .notFollowed: throw AgentError(.denied, error.description)
+            case .network: throw AgentError(.networkError, error.description)
+            case .noRedirect, .tooManyHops: throw AgentError(.serverError, error.description)
             }
-            let response = try await http.send("GET", url)
-            guard (300..<400).contains(response.status), let location = response.header("Location"), location.utf8.count <= 16_384,
-                  let next = URL(string: location, relativeTo: URL(string: url))?.absoluteString else {
-                throw AgentError(.serverError, "\(Endpoint.shown(url)) answered HTTP \(response.status) where a redirect back to the login was expected")
-            }
-            url = next
         }
-        throw AgentError(.serverError, "the sign-in was redirected more than 10 times without reaching the login")
+        return try deliverRedirect(reached)
     }
 
     /// Hands `url` to the login in flight it belongs to (its `state` decides
@@ -127,14 +149,6 @@ extension CoreServices {
             }
         }
         throw OpenIDError.stateMismatch
-    }
-
-    private func checkTrustedHost(_ url: String) throws(AgentError) {
-        guard let host = URLComponents(string: url).flatMap({ parts in parts.host.map { $0 + (parts.port.map { ":\($0)" } ?? "") } }),
-              settings.invoke.trustedHosts.contains(host) else {
-            throw AgentError(.denied, "\(Endpoint.shown(url)) is not on a trusted host: add its host to [invoke] trusted-hosts "
-                             + "in config.toml if you trust that identity provider")
-        }
     }
 
     static func checkInvokeURL(_ url: String) throws(AgentError) {

@@ -1,4 +1,5 @@
 import AgentProtocol
+import Prompts
 import Settings
 
 /// Where the CLI gets a PIN when the key (or card) needs one:

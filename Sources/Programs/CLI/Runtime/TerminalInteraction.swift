@@ -1,4 +1,5 @@
 import AgentProtocol
+import Prompts
 import Interaction
 import Settings
 import Synchronization
@@ -47,6 +48,26 @@ package final class TerminalInteraction: UserInteraction {
             if let number = Int(answer.filter { $0 != " " && $0 != "\t" }), (1...accounts.count).contains(number) {
                 return number - 1
             }
+        }
+    }
+
+    /// At the terminal when there is one (the question on /dev/tty, "yes"
+    /// to allow), else through pinentry's CONFIRM; with neither, a refusal:
+    /// an operation someone else started never goes ahead unconfirmed.
+    package func confirm(_ request: ConfirmationRequest) async throws -> Bool {
+        if TerminalPrompt.isInteractive {
+            guard let answer = TerminalPrompt.ask(request.text + "\n\nAllow this? Type `yes` to allow: ") else { return false }
+            return answer.split(separator: " ").joined().lowercased() == "yes"
+        }
+        guard let pinentry = Pinentry.available(environment: ProcessEnvironment.current) else {
+            throw AgentError(.denied, "this needs your confirmation, but there is no terminal and no pinentry to ask with "
+                             + "(install pinentry, or set PASSKEY_PINENTRY); nothing was done")
+        }
+        switch pinentry.confirm(title: "passkey-agent", description: request.text, allow: "Allow", deny: "Deny") {
+        case .allowed: return true
+        case .declined: return false
+        case .failed(let why):
+            throw AgentError(.denied, "could not ask for your confirmation with pinentry (\(why)); nothing was done")
         }
     }
 }
