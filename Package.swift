@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX",
-                                                  "PIV", "PIVWire", "SmartCard", "Hexadecimal", "Prompts"], path: "Sources/Agent/Core"),
+                                                  "PIV", "PIVWire", "SmartCard", "Hexadecimal", "Prompts", "SecureFiles"], path: "Sources/Agent/Core"),
         // The URL-scheme handler as a D-Bus-activatable application: `Open` on the session bus runs `invoke`.
         .target(name: "DesktopBus", dependencies: ["CSystemd", "AgentCore", "AgentProtocol", "Interaction", "Prompts", "Settings", "Tokens", logging],
                 path: "Sources/Agent/DesktopBus"),

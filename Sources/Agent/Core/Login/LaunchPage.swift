@@ -1,3 +1,4 @@
+import SecureFiles
 import Settings
 import Synchronization
 
@@ -92,26 +93,8 @@ final class LaunchPage: Sendable {
     /// as pages are considered; what cannot be examined stays.
     @discardableResult
     static func removeStale(in directory: String) -> Int {
-        guard let stream = opendir(directory) else { return 0 }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = Self.name(of: entry)
-            if isPageName(name) { names.append(name) }
-        }
-        closedir(stream)
+        let names = (DirectoryEntries.names(in: directory) ?? []).filter(isPageName)
         return names.filter { removeIfStale(directory + "/" + $0) }.count
-    }
-
-    /// A readdir record's name, read in place: records are packed as long as
-    /// their names, so copying the 256-byte `d_name` tuple as a value would
-    /// read past the end of opendir's buffer. Never past `d_reclen`.
-    private static func name(of entry: UnsafePointer<dirent>) -> String {
-        // A stored field of an imported C struct always has an offset.
-        let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-        let available = Int(entry.pointee.d_reclen) - offset
-        guard available > 0 else { return "" }
-        let start = UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self)
-        return String(decoding: UnsafeRawBufferPointer(start: start, count: strnlen(start, available)), as: UTF8.self)
     }
 
     static func isPageName(_ name: String) -> Bool {
