@@ -66,7 +66,9 @@ struct LoopbackHTTPClient: Sendable {
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
 
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
+        // The Host a browser sends for this address, unless the test names another.
+        let hostHeader = headers.keys.contains { $0.lowercased() == "host" } ? "" : "Host: \(host):\(port)\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\n\(hostHeader)Connection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body?.count ?? 0)\r\n\r\n"
         let request = Array(head.utf8) + (body ?? [])

@@ -7,13 +7,11 @@ enum Routes {
     static func router(api: DevServerAPI, oauth: OAuthServer, bi: BIServer, idx: IDXServer, logger: Logger) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: RequestLogMiddleware(logger: logger))
-        // The hosted API allows any origin, header and method; browser-based
-        // demos against the devserver need the same.
-        router.add(middleware: CORSMiddleware(
-            allowOrigin: .all,
-            allowHeaders: [.contentType, .accept, KeyCheck.Header.apiKey.fieldName, KeyCheck.Header.apiSecret.fieldName,
-                           HTTPField.Name("Client-Version") ?? .accept],
-            allowMethods: [.get, .post, .options]))
+        // CORS (any origin, as the hosted API) on the public API alone; the
+        // OAuth, /activate, BI and IDX routes take only their own Host and Origin.
+        router.add(middleware: BrowserBoundary(
+            issuerBox: oauth.issuerBox, idxOrigins: idx.configuration.origins,
+            allowHeaders: [.contentType, .accept, KeyCheck.Header.apiKey.fieldName, HTTPField.Name("Client-Version") ?? .accept]))
         router.add(middleware: ProblemMiddleware(logger: logger))
 
         let keyCheck = KeyCheck(keys: api.keys)
