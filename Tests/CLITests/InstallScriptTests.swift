@@ -126,6 +126,73 @@ import TestSupport
                                  "home/.local/share/passkey-agent/vault"])
     }
 
+    /// The manifest is a file in the user's data directory: whoever could
+    /// write it once made --uninstall delete anything the user may delete,
+    /// and run `sudo rm -f` on any path named as a `rule`.
+    @Test("a crafted manifest deletes nothing outside the install, and no rule but the install's own")
+    func aCraftedManifestDeletesNothingElse() throws {
+        defer { TemporaryDirectory.remove(root) }
+        #expect(try install([]).status == 0)
+        let outside = root + "/outside"
+        try FileManager.default.createDirectory(atPath: outside + "/empty", withIntermediateDirectories: true)
+        let precious = [outside + "/precious", outside + "/70-passkey-agent.rules", prefix + "/bin/mytool",
+                        home + "/.local/share/passkey-agent/vault", home + "/.config/systemd/user/other.service"]
+        for path in precious { try "not the install's".write(toFile: path, atomically: false, encoding: .utf8) }
+        let manifest = prefix + "/share/passkey-agent-install/manifest"
+        let crafted = ["file \(outside)/precious", "file \(prefix)/bin/mytool", "file \(prefix)/bin/../../outside/precious",
+                       "file \(home)/.local/share/passkey-agent/vault", "file \(home)/.config/systemd/user/other.service",
+                       "rule \(outside)/70-passkey-agent.rules", "link \(outside)/precious", "dir \(outside)/empty",
+                       "file relative/precious"]
+        let handle = try #require(FileHandle(forWritingAtPath: manifest))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((crafted.joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+
+        let uninstalled = try install(["--uninstall"])
+        #expect(uninstalled.status != 0, "the crafted entries are reported as an error")
+        for entry in crafted {
+            #expect(uninstalled.standardError.contains("not removed: \(entry)"), "\(entry) refused: \(uninstalled.standardError)")
+        }
+        for path in precious { #expect(FileManager.default.fileExists(atPath: path), "\(path) is still there") }
+        #expect(FileManager.default.fileExists(atPath: outside + "/empty"))
+        // What the install did put there is gone all the same.
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/bin/passkey"))
+        #expect(!FileManager.default.fileExists(atPath: rules + "/70-passkey-agent.rules"))
+    }
+
+    @Test("a symlinked manifest, or one not the user's, is refused: nothing is deleted")
+    func aManifestThatIsNotTheUsersOwnIsRefused() throws {
+        defer { TemporaryDirectory.remove(root) }
+        #expect(try install([]).status == 0)
+        let manifest = prefix + "/share/passkey-agent-install/manifest"
+        let elsewhere = root + "/elsewhere-manifest"
+        let victim = root + "/victim"
+        try "keep me".write(toFile: victim, atomically: false, encoding: .utf8)
+        try "file \(victim)\nfile \(prefix)/bin/passkey\n".write(toFile: elsewhere, atomically: false, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: manifest)
+        try FileManager.default.createSymbolicLink(atPath: manifest, withDestinationPath: elsewhere)
+
+        let refused = try install(["--uninstall"])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("is a symlink, not a regular file, or not yours"), "\(refused.standardError)")
+        #expect(FileManager.default.fileExists(atPath: victim))
+        #expect(FileManager.default.fileExists(atPath: prefix + "/bin/passkey"), "nothing at all was removed")
+        // An install would append to it: refused too.
+        #expect(try install([]).status != 0)
+        #expect(try String(contentsOfFile: elsewhere, encoding: .utf8) == "file \(victim)\nfile \(prefix)/bin/passkey\n")
+
+        // A regular manifest owned by another user (tests run as root in CI, where this is possible).
+        if getuid() == 0 {
+            try FileManager.default.removeItem(atPath: manifest)
+            try FileManager.default.copyItem(atPath: elsewhere, toPath: manifest)
+            #expect(chown(manifest, 65534, 65534) == 0)
+            let foreign = try install(["--uninstall"])
+            #expect(foreign.status != 0)
+            #expect(foreign.standardError.contains("not yours"), "\(foreign.standardError)")
+            #expect(FileManager.default.fileExists(atPath: victim))
+        }
+    }
+
     @Test("a second install over the first, then one uninstall, leaves nothing")
     func reinstall() throws {
         defer { TemporaryDirectory.remove(root) }
