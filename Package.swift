@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX",
-                                                  "PIV", "PIVWire", "SmartCard", "Hexadecimal", "Prompts", "SecureFiles"], path: "Sources/Agent/Core"),
+                                                  "PIV", "PIVWire", "SmartCard", "Hexadecimal", "Prompts", "WebAuthnJSON", "SecureFiles"], path: "Sources/Agent/Core"),
         // The URL-scheme handler as a D-Bus-activatable application: `Open` on the session bus runs `invoke`.
         .target(name: "DesktopBus", dependencies: ["CSystemd", "AgentCore", "AgentProtocol", "Interaction", "Prompts", "Settings", "Tokens", logging],
                 path: "Sources/Agent/DesktopBus"),
@@ -130,11 +130,15 @@ let package = Package(
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
         .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "Prompts", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
-                                                  "WebAuthnJSON", "Hexadecimal", argumentParser], path: "Sources/Programs/CLI",
+                                                  "WebAuthnJSON", "Hexadecimal", "LoopbackHost", argumentParser], path: "Sources/Programs/CLI",
                 swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
         // commands with the agent's core, when no agent answers (docs/ARCHITECTURE.md, "Programs").
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey"),
+        // The names git and docker run for a credential helper called `passkey`: each execs
+        // `passkey credential git|docker` with its arguments (CLI/TokenConsumers).
+        .executableTarget(name: "git-credential-passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/git-credential-passkey"),
+        .executableTarget(name: "docker-credential-passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/docker-credential-passkey"),
         .executableTarget(name: "passkey-local", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Interaction"],
                           path: "Sources/Programs/passkey-local"),
         .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-agent"),

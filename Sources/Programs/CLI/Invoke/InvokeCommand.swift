@@ -17,14 +17,18 @@ struct InvokeCommand: Verb {
         abstract: "Finish what an invoke URL asks: a passkey sign-in, a passkey binding, or a login's redirect.",
         discussion: """
         Authenticate URLs (…/bi-authenticate?request=<JWT>, Beyond Identity's shape): the \
-        request JWT is checked first — its key set only from a host in config.toml's \
-        [invoke] trusted-hosts, its signature, expiry, issuer and verb — and the \
-        application and the request's origin are shown before the key is touched. Then \
-        the passkey signs the identity provider's challenge, and the redirect chain is \
-        followed to the `passkey login` waiting for it, which stores the tokens.
+        request JWT is checked first against a trusted application of config.toml \
+        ([invoke.application.NAME]: its key set under the application's URL, the site \
+        your key signs for one of its rp-ids, the proof and redirects on its hosts), with \
+        its signature, expiry, issuer and verb. Then you are asked — on the terminal, \
+        else through pinentry — seeing the site, the application and, labelled as the \
+        request's own words, who it says is asking; only a yes lets the passkey sign the \
+        identity provider's challenge. The redirect chain is followed, through the \
+        application's hosts only, to the `passkey login` waiting for it, which stores the tokens.
 
         Binding URLs and links (…/bind?…, …/credential-binding-jobs/…:invokeAuthenticator): \
-        a discoverable passkey is made on the key for the identity provider.
+        the realm must be a trusted application's; after your yes, a discoverable passkey \
+        is made on the key for the identity provider.
 
         A login's redirect to a private-use scheme (`passkey login --redirect-uri \
         com.example.app:/callback`) is handed to that login; a URL that belongs to no \
@@ -62,20 +66,15 @@ struct InvokeCommand: Verb {
     func execute(on backend: Backend) async throws(AgentError) {
         let url = try InvokeArgument.resolve(self.url)
         let interaction = TerminalInteraction(pins: pinOptions.source)
-        let shape = try await backend.call(InvokeCheckMethod.self, .init(url: url, verify: !check && isAuthenticate(url)),
-                                           interaction: interaction)
         if check {
+            let shape = try await backend.call(InvokeCheckMethod.self, .init(url: url), interaction: interaction)
             if runOptions.json { Output.json(shape) } else { Output.line(Self.describe(shape)) }
             // Exit status 1, as a test (`if passkey invoke --check "$url"`) reads it.
             if shape.kind == nil { Glibc.exit(1) }
             return
         }
-        if shape.kind == .authenticate {
-            StandardError.writeLine("\(shape.application ?? "An application") asks you to sign in with your passkey "
-                                    + "(request from \(shape.requestIP ?? "an unknown address")"
-                                    + "\(shape.requestUserAgent.map { ", \($0)" } ?? "")). If you did not start this, "
-                                    + "do not touch your key: press Ctrl-C.")
-        }
+        // Who asks, and for which site, is the agent's confirmation question
+        // (answered by `interaction`), asked before the key is touched.
         let pin = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
         let result = try await backend.call(
             InvokeMethod.self,
@@ -90,8 +89,6 @@ struct InvokeCommand: Verb {
             Output.line("Bound a passkey for \(passkey?.displayName ?? passkey?.username ?? "the identity"): \(passkey?.passkeyId ?? "?")")
         }
     }
-
-    private func isAuthenticate(_ url: String) -> Bool { url.contains("/bi-authenticate?") }
 
     static func describe(_ shape: InvokeCheck) -> String {
         switch shape.kind {
