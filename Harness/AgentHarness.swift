@@ -29,7 +29,9 @@ public final class AgentHarness: Sendable {
         runtimeDirectory = try TemporaryDirectory.directory(home + "/run")
         socketPath = runtimeDirectory + "/passkey-agent/agent.sock"
         var environment = ProcessInfo.processInfo.environment
-        for key in ["PASSKEY_AGENT_SOCK", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { environment[key] = nil }
+        // Not the developer's session bus either: a test agent would take the
+        // URL-scheme handler's name there (a test that wants a bus starts its own).
+        for key in ["PASSKEY_AGENT_SOCK", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "DBUS_SESSION_BUS_ADDRESS"] { environment[key] = nil }
         environment["HOME"] = home
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory
         environment["XDG_DATA_HOME"] = home + "/data"

@@ -24,13 +24,20 @@ import Glibc
         let config = home + "/config/passkey-agent/config.toml"
         try ("[device]\ndefault = \"virtual\"\n\n" + InvokeThroughAgentTests.trustedApplication(provider)).write(toFile: config, atomically: true, encoding: .utf8)
         chmod(config, 0o600)
+        return (provider, agent, try installHandler(agent))
+    }
+
+    /// `passkey install-handler` in the agent's directories; the environment
+    /// under which GIO and the bus find this handler and no other.
+    static func installHandler(_ agent: VaultAgent) throws -> [String: String] {
+        let home = agent.harness.home
         // Only this test's applications and services: none of the machine's.
         try FileManager.default.createDirectory(atPath: home + "/data-dirs", withIntermediateDirectories: true)
         let environment = agent.harness.environment.merging(["XDG_DATA_DIRS": home + "/data-dirs"]) { _, own in own }
         let installed = try ProcessResult.run(try ProgramPaths.built("passkey"), ["install-handler"], standardInput: nil,
                                               environment: environment, scratch: home, timeout: 60)
         #expect(installed.status == 0, "\(installed.standardError)")
-        return (provider, agent, environment)
+        return environment
     }
 
     @Test("a binding link opened with gio open: the bus starts the agent, the person confirms in pinentry, the passkey is bound, and the token is on no process's command line")
@@ -91,6 +98,65 @@ import Glibc
         // The link was spent by that bind: the agent (now on its socket too) refuses it again.
         let again = try agent.harness.passkey(["invoke", "-"], standardInput: bindURL, extraEnvironment: bus.environment)
         #expect(again.status != 0)
+    }
+
+    @Test("over D-Bus, a declined confirmation binds nothing and is not reported back; a link that fails is shown to the person through pinentry, without its query")
+    func declinedAndFailedOpens() throws {
+        let directory = try TemporaryDirectory.make(prefix: "session-bus")
+        defer { TemporaryDirectory.remove(directory) }
+        let bus = try SessionBus(runtimeDirectory: directory, environment: ProcessInfo.processInfo.environment, directory: directory)
+        let provider = try LoginProvider.devserver()
+        let agent = try VaultAgent(extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], person: .deny)
+        let home = agent.harness.home
+        try FileManager.default.createDirectory(atPath: home + "/config/passkey-agent", withIntermediateDirectories: true)
+        try ("[device]\ndefault = \"virtual\"\n\n" + InvokeThroughAgentTests.trustedApplication(provider))
+            .write(toFile: home + "/config/passkey-agent/config.toml", atomically: true, encoding: .utf8)
+        try agent.start()
+        let log = try #require(agent.harness.process)
+        try log.waitUntil("the agent owns the name") { log.standardError.contains("serving \(Self.applicationID)") }
+        let pinentry = try #require(agent.pinentry)
+        let launcher = try Self.installHandler(agent)
+
+        let identity = try provider.adminPOST(InvokeThroughAgentTests.bi + "/identities",
+                                              #"{"identity":{"display_name":"Bob","traits":{"username":"bob","primary_email_address":"bob@example.test"}}}"#,
+                                              scratch: home)
+        let id = try #require(identity["id"] as? String)
+        let job = try provider.adminPOST(InvokeThroughAgentTests.bi + "/identities/\(id)/credential-binding-jobs",
+                                         #"{"job":{"delivery_method":"RETURN"}}"#, scratch: home)
+        let bindURL = try provider.location(of: try #require(job["credential_binding_link"] as? String), scratch: home)
+        let declined = try ProcessResult.run("/usr/bin/env", ["gio", "open", bindURL], standardInput: nil, environment: launcher,
+                                             scratch: home, timeout: 60)
+        #expect(declined.status == 0, "the launcher is answered at once: \(declined.standardError)")
+        try log.waitUntil("the declined bind ends") { log.standardError.contains("failed:") }
+        #expect(!log.standardError.contains("bound a passkey"))
+        #expect(pinentry.confirmations.count == 1, "asked once, and a decline is not reported back: \(pinentry.confirmations)")
+
+        let stray = "io.github.passkey-agent:/callback?code=stray-code&state=stray-state"
+        let failed = try ProcessResult.run("/usr/bin/env", ["gio", "open", stray], standardInput: nil, environment: launcher,
+                                           scratch: home, timeout: 60)
+        #expect(failed.status == 0, "\(failed.standardError)")
+        try log.waitUntil("the notice is shown") { pinentry.confirmations.count == 2 }
+        let notice = try #require(pinentry.confirmations.last)
+        #expect(notice.contains("did not go through") && notice.contains("no login in progress"), "\(notice)")
+        #expect(!notice.contains("stray-code") && !log.standardError.contains("stray-code") && !log.standardError.contains("stray-state"),
+                "the query is neither logged nor shown")
+    }
+
+    @Test("an agent takes the handler's name only when nobody owns it: a second agent keeps serving its socket, the first keeps the name")
+    func nameIsNeverTaken() throws {
+        let directory = try TemporaryDirectory.make(prefix: "session-bus")
+        defer { TemporaryDirectory.remove(directory) }
+        let bus = try SessionBus(runtimeDirectory: directory, environment: ProcessInfo.processInfo.environment, directory: directory)
+        let first = try VaultAgent(extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        try first.start()
+        let firstLog = try #require(first.harness.process)
+        try firstLog.waitUntil("the first agent owns the name") { firstLog.standardError.contains("serving \(Self.applicationID)") }
+        let second = try VaultAgent(extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        try second.start()
+        let secondLog = try #require(second.harness.process)
+        try secondLog.waitUntil("the second agent finds the name taken") { secondLog.standardError.contains("belongs to another program") }
+        #expect(try bus.owner(of: Self.applicationID, scratch: directory) == firstLog.pid)
+        #expect(try second.passkey(["status"]).status == 0, "the second agent serves its socket")
     }
 
     @Test("passkey invoke refuses a URL with a query on its command line and says to use standard input; without a query it still runs")
