@@ -42,11 +42,16 @@ extension CoreServices {
                            flow: plan.flow, scope: tokens.scope, expiresAt: tokens.expiresAt)
     }
 
-    /// The ID token's claims once it passes every check; nil when the login
-    /// asked for no `openid` scope (plain OAuth 2.0: no ID token to check).
+    /// The ID token's claims once it passes every check. An ID token that
+    /// arrives is always checked, whatever the account's scopes say: the
+    /// authorization request always sends `openid`, so a provider may answer
+    /// with one, and one stored unchecked would later be trusted as the
+    /// baseline of every refreshed ID token (and its subject as the user's).
+    /// nil only when none arrived and the account's scopes lack `openid`
+    /// (plain OAuth 2.0: nothing to check).
     private func validatedClaims(_ tokens: TokenSet, plan: LoginPlan, nonce: String?) async throws -> IDTokenClaims? {
-        guard plan.scopes.contains("openid") else { return nil }
         guard let idToken = tokens.idToken else {
+            guard plan.scopes.contains("openid") else { return nil }
             throw AgentError(.serverError, "\(plan.issuer) sent no ID token although the scope has `openid`; nothing was stored",
                              details: ["errorCode": .string("invalid_id_token")])
         }
