@@ -5,18 +5,38 @@ import Logging
 import Tokens
 
 /// Runs the `invoke` method — the same handler the socket's clients reach —
-/// for each URI a launcher opened over D-Bus, one task each. Nobody waits
-/// for the answer, so the outcome is logged (the URL only up to its path:
-/// its query may hold a binding token or a request) and a failure is shown
-/// to the person when something can show it.
-struct DesktopInvokes: Sendable {
-    let core: AgentCore
-    let logger: Logger
-    let environment: [String: String]
+/// for each URI a launcher opened over D-Bus. One at a time, in arrival
+/// order: there is one person to confirm and one key to touch, so a second
+/// link waits for the first instead of stacking a second dialog on it; at
+/// most `maxWaiting` wait, and a link past that is dropped (and logged), so
+/// a flood of links cannot pile up work. Nobody waits for the answer, so the
+/// outcome is logged (the URL only up to its path: its query may hold a
+/// binding token or a request) and a failure is shown to the person when
+/// something can show it.
+final class DesktopInvokes: Sendable {
+    static let maxWaiting = 8
+
+    private let core: AgentCore
+    private let logger: Logger
+    private let environment: [String: String]
+    private let waiting: AsyncStream<String>.Continuation
+
+    init(core: AgentCore, logger: Logger, environment: [String: String]) {
+        self.core = core
+        self.logger = logger
+        self.environment = environment
+        let (stream, waiting) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(Self.maxWaiting))
+        self.waiting = waiting
+        Task { [self] in
+            for await uri in stream { await run(uri) }
+        }
+    }
 
     func open(_ uris: [String]) {
         for uri in uris {
-            Task { await run(uri) }
+            if case .dropped = waiting.yield(uri) {
+                logger.warning("D-Bus: \(Endpoint.shown(uri)) dropped: \(Self.maxWaiting) links already wait their turn")
+            }
         }
     }
 

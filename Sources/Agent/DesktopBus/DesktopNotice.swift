@@ -7,9 +7,10 @@ import Prompts
 struct DesktopNotice: Sendable {
     let environment: [String: String]
 
+    /// Shows `text` and returns at once: the dialog waits for the person on a thread of its own.
     func show(_ text: String) {
         guard let pinentry = Pinentry.available(environment: environment) else { return }
         // The answer does not matter: either button closes the notice.
-        _ = pinentry.confirm(title: "passkey-agent", description: text, allow: "OK", deny: "Close")
+        _ = OwnThread.detach { _ = pinentry.confirm(title: "passkey-agent", description: text, allow: "OK", deny: "Close") }
     }
 }

@@ -77,24 +77,14 @@ final class SessionBusConnection: @unchecked Sendable {
         sd_bus_flush_close_unref(bus)
     }
 
-    /// Runs `serve` on a POSIX thread of its own (sd_bus_wait blocks, which
-    /// Swift's cooperative pool must never do).
+    /// Runs `serve` on a POSIX thread of its own (sd_bus_wait blocks).
     func serveOnOwnThread() -> Bool {
-        final class Body { let connection: SessionBusConnection; init(_ c: SessionBusConnection) { connection = c } }
-        var thread = pthread_t()
-        let body = Unmanaged.passRetained(Body(self)).toOpaque()
-        let created = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().connection.serve()
-            return nil
-        }, body)
+        let created = OwnThread.detach { self.serve() }
         guard created == 0 else {
-            Unmanaged<Body>.fromOpaque(body).release()
             sd_bus_flush_close_unref(bus)  // the name goes with it: nobody would answer for it
             logger.warning("D-Bus: cannot start the bus thread (\(String(cString: strerror(created)))); the URL-scheme handler is off")
             return false
         }
-        pthread_detach(thread)
         return true
     }
 }
