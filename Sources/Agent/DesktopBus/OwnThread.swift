@@ -1,0 +1,27 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Work that blocks — `sd_bus_wait`, a pinentry dialog waiting for the
+/// person — on a detached POSIX thread of its own: blocking a thread of
+/// Swift's cooperative pool (two threads on a 2-core machine) would stall
+/// every request the agent serves.
+enum OwnThread {
+    /// Starts `body`; 0, or the error number pthread_create gave.
+    static func detach(_ body: @escaping @Sendable () -> Void) -> Int32 {
+        final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        let created = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
+            return nil
+        }, box)
+        guard created == 0 else {
+            Unmanaged<Box>.fromOpaque(box).release()
+            return created
+        }
+        pthread_detach(thread)
+        return 0
+    }
+}
