@@ -21,7 +21,7 @@ public struct DesktopInteraction: UserInteraction {
     public func pin(_ request: PINRequest) async throws -> String {
         let pinentry = try available()
         let note = request.triesLeft.map { "Wrong PIN: \($0) \($0 == 1 ? "try" : "tries") left." }
-        switch pinentry.getPIN(title: "passkey-agent", description: request.reason, prompt: request.what, error: note) {
+        switch await pinentry.pin(title: "passkey-agent", description: request.reason, prompt: request.what, error: note) {
         case .pin(let pin): return pin
         case .cancelled: throw AgentError(.cancelled, "the PIN prompt was cancelled")
         case .failed(let why): throw AgentError(.pinRequired, "could not ask for the \(request.what) with pinentry: \(why)")
@@ -34,7 +34,7 @@ public struct DesktopInteraction: UserInteraction {
     }
 
     public func confirm(_ request: ConfirmationRequest) async throws -> Bool {
-        switch try available().confirm(title: "passkey-agent", description: request.text, allow: "Allow", deny: "Deny") {
+        switch try await available().confirmation(title: "passkey-agent", description: request.text, allow: "Allow", deny: "Deny") {
         case .allowed: return true
         case .declined: return false
         case .failed(let why): throw AgentError(.denied, "could not ask for your confirmation with pinentry (\(why)); nothing was done")

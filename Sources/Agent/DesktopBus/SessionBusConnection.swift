@@ -1,5 +1,6 @@
 import CSystemd
 import Logging
+import Prompts
 
 #if canImport(Glibc)
 import Glibc

@@ -79,6 +79,21 @@ public struct Pinentry: Sendable {
         return .failed("\(program) closed the connection")
     }
 
+    /// `getPIN` on a thread of its own: a person reading the dialog must not
+    /// hold one of the cooperative pool's threads (two on a 2-core machine).
+    public func pin(title: String, description: String, prompt: String, error: String? = nil) async -> Outcome {
+        await OwnThread.run(failed: .failed("no thread could be started for \(program)")) {
+            self.getPIN(title: title, description: description, prompt: prompt, error: error)
+        }
+    }
+
+    /// `confirm` on a thread of its own, for the same reason.
+    public func confirmation(title: String, description: String, allow: String, deny: String) async -> Answer {
+        await OwnThread.run(failed: .failed("no thread could be started for \(program)")) {
+            self.confirm(title: title, description: description, allow: allow, deny: deny)
+        }
+    }
+
     /// The greeting, then each command answered OK; the failure, if any.
     private static func prepare(_ child: PipedProcess, program: String, commands: [String]) -> String? {
         guard child.readLine()?.hasPrefix("OK") == true else { return "\(program) did not greet" }
