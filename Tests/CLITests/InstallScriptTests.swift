@@ -11,7 +11,8 @@ import TestSupport
 /// `--version` and finds `passkey-local` beside it; `--uninstall` leaves
 /// nothing behind but what holds the user's data.
 @Suite struct InstallScriptTests {
-    static let programs = ["passkey", "passkey-local", "passkey-agent", "passkey-demo", "passkey-vcard", "passkey-devserver"]
+    static let programs = ["passkey", "passkey-local", "passkey-agent", "passkey-demo", "passkey-vcard", "passkey-devserver",
+                           "git-credential-passkey", "docker-credential-passkey"]
 
     let root: String
     var home: String { root + "/home" }

@@ -24,6 +24,11 @@ import FoundationEssentials
 ///
 /// [invoke]
 /// trusted-hosts = ["auth.example.com"]   # older form: a whole host as one application
+///
+/// [credential.gitlab]            # the credential helpers (git, docker): a server's token comes from an account
+/// url = "https://gitlab.example.com"   # or host = "registry.example.com:5000" (any scheme)
+/// account = "work"
+/// username = "oauth2"            # optional: the user name sent with the token
 /// ```
 public struct Settings: Sendable, Equatable {
     public struct Device: Sendable, Equatable {
@@ -63,10 +68,26 @@ public struct Settings: Sendable, Equatable {
     /// The table prefix of trusted applications.
     static let applicationTablePrefix = "invoke.application."
 
+    /// A `[credential.NAME]` table: which account's token the credential
+    /// helpers give a server. The CLI matches a request against `url` or
+    /// `host` (CredentialRoutes); nothing here is checked beyond its kind.
+    public struct Credential: Sendable, Equatable {
+        public var name: String
+        public var url: String?
+        public var host: String?
+        public var account: String
+        public var username: String?
+    }
+
+    /// The table prefix of credential routes.
+    static let credentialTablePrefix = "credential."
+
     public var device = Device()
     public var passwordless = Passwordless()
     public var agent = Agent()
     public var invoke = Invoke()
+    /// `[credential.NAME]` tables with an `account`, by name.
+    public var credentials: [Credential] = []
 
     public init() {}
 
@@ -86,6 +107,12 @@ public struct Settings: Sendable, Equatable {
             invoke.applications.append(Application(
                 name: String(table.dropFirst(Self.applicationTablePrefix.count)), issuer: issuer,
                 rpIds: document.strings(table, "rp-ids"), hosts: document.strings(table, "hosts") ?? []))
+        }
+        for table in document.tables.keys.sorted() where table.hasPrefix(Self.credentialTablePrefix) {
+            guard let account = document.string(table, "account"), !account.isEmpty else { continue }
+            credentials.append(Credential(
+                name: String(table.dropFirst(Self.credentialTablePrefix.count)), url: document.string(table, "url"),
+                host: document.string(table, "host"), account: account, username: document.string(table, "username")))
         }
     }
 

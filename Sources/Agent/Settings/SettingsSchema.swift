@@ -28,9 +28,13 @@ enum SettingsSchema {
     /// The keys of each `[invoke.application.NAME]` table.
     static let applicationKeys: [String: Kind] = ["issuer": .string, "rp-ids": .strings, "hosts": .strings]
 
+    /// The keys of each `[credential.NAME]` table.
+    static let credentialKeys: [String: Kind] = ["url": .string, "host": .string, "account": .string, "username": .string]
+
     /// The known keys of `table`, nil for an unknown table.
     static func keys(of table: String) -> [String: Kind]? {
         if table.hasPrefix(Settings.applicationTablePrefix), table.count > Settings.applicationTablePrefix.count { return applicationKeys }
+        if table.hasPrefix(Settings.credentialTablePrefix), table.count > Settings.credentialTablePrefix.count { return credentialKeys }
         return tables[table]
     }
 
@@ -67,6 +71,15 @@ enum SettingsSchema {
         for table in document.tables.keys where keys(of: table) == applicationKeys && document.string(table, "issuer") == nil {
             warnings.append(SettingsWarning(line: document.lines[table]?[""] ?? 0,
                 message: "[\(table)] names no `issuer` (the application's URL); ignored"))
+        }
+        for table in document.tables.keys where keys(of: table) == credentialKeys {
+            let line = document.lines[table]?[""] ?? 0
+            if document.string(table, "account")?.isEmpty ?? true {
+                warnings.append(SettingsWarning(line: line, message: "[\(table)] names no `account` (whose token the server gets); ignored"))
+            }
+            if (document.string(table, "url") == nil) == (document.string(table, "host") == nil) {
+                warnings.append(SettingsWarning(line: line, message: "[\(table)] needs one of `url` or `host` (the server), not both or neither"))
+            }
         }
         if case .integer(let seconds)? = document["agent", "idle-timeout"], seconds < 0 {
             warnings.append(SettingsWarning(line: document.lines["agent"]?["idle-timeout"] ?? 0,

@@ -13,12 +13,16 @@ struct TokenGet: Verb {
         (`passkey login ACCOUNT` for an account made by `passkey login`).
 
         --format: raw (the token alone, the default), header (`Authorization: Bearer …`), \
-        env (`export PASSKEY_ACCESS_TOKEN=…` lines for eval), json (as --json).
+        env (`export PASSKEY_ACCESS_TOKEN=…` lines for eval), json (as --json), \
+        exec-credential (a Kubernetes ExecCredential for kubectl's `users[].user.exec`: \
+        it honours KUBERNETES_EXEC_INFO, asks only on /dev/tty, and never when kubectl \
+        says the call is not interactive).
         """)
 
     /// How the token is printed.
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case raw, header, env, json
+        case execCredential = "exec-credential"
     }
 
     @Argument(help: "The account name.")
@@ -32,12 +36,18 @@ struct TokenGet: Verb {
     var scope: String?
     @Flag(help: "Print the ID token instead of the access token.")
     var idToken = false
-    @Option(help: "raw, header, env or json.")
+    @Option(help: "raw, header, env, json or exec-credential.")
     var format: Format = .raw
     @OptionGroup var runOptions: RunOptions
 
     func execute(on backend: Backend) async throws(AgentError) {
         let format = runOptions.json ? .json : format
+        if format == .execCredential {
+            guard scope == nil, !idToken else {
+                throw AgentError(.invalidInput, "--format exec-credential hands kubectl the access token: it takes no --scope or --id-token")
+            }
+            return try await ExecCredential.print(account: account, minValid: minValid, on: backend)
+        }
         try await Self.printToken(account: account, minValid: minValid, scope: scope, idToken: idToken,
                                   format: format, on: backend)
     }
@@ -53,7 +63,7 @@ struct TokenGet: Verb {
         }
         let token = idToken ? (result.idToken ?? "") : result.accessToken
         switch format {
-        case .json: Output.json(result)
+        case .json, .execCredential: Output.json(result)
         case .raw: Output.line(token)
         case .header: Output.line(idToken ? token : "Authorization: \(result.tokenType) \(token)")
         case .env:

@@ -1,0 +1,102 @@
+import AgentProtocol
+import FoundationEssentials
+import Settings
+
+/// Which account's token a server gets: the `[credential.NAME]` tables of
+/// config.toml, matched on the parsed URL (scheme, host, port and whole path
+/// segments; never a prefix of the text, so `https://git.example.com` does
+/// not match `https://git.example.com.evil.org`).
+struct CredentialRoutes {
+    /// A server as a tool names it.
+    struct Server: Equatable {
+        var scheme: String
+        /// Lowercased; an IPv6 literal keeps its brackets.
+        var host: String
+        var port: Int?
+        /// Path segments, without empty ones.
+        var path: [String]
+
+        var effectivePort: Int? { port ?? Self.defaultPorts[scheme] }
+        static let defaultPorts = ["https": 443, "http": 80]
+
+        /// `scheme://host[:port][/path]`; a text with no `://` is a host (and
+        /// path) under `defaultScheme`, as docker writes `registry.example.com`.
+        init?(_ text: String, defaultScheme: String? = nil) {
+            guard text.utf8.count <= 4096, !text.contains(where: { $0.isWhitespace || $0.isNewline }) else { return nil }
+            let full = text.contains("://") ? text : defaultScheme.map { "\($0)://\(text)" }
+            guard let full, let components = URLComponents(string: full), let scheme = components.scheme?.lowercased(),
+                  let host = components.percentEncodedHost, !host.isEmpty,
+                  components.user == nil, components.password == nil else { return nil }
+            self.init(scheme: scheme, host: host.lowercased(), port: components.port, path: components.percentEncodedPath)
+            guard port.map({ (1...65_535).contains($0) }) ?? true else { return nil }
+        }
+
+        init(scheme: String, host: String, port: Int?, path: String) {
+            self.scheme = scheme
+            self.host = host.lowercased()
+            self.port = port
+            self.path = path.split(separator: "/").map(String.init)
+        }
+    }
+
+    /// What config.toml said, each route with its parsed server.
+    struct Route {
+        var credential: Settings.Credential
+        var server: Server
+        /// From `host =`: any scheme.
+        var anyScheme: Bool
+    }
+
+    let routes: [Route]
+    /// Tables that name no server passkey can read, for the error that says so.
+    let unreadable: [String]
+
+    init(_ credentials: [Settings.Credential]) {
+        var routes: [Route] = [], unreadable: [String] = []
+        for credential in credentials {
+            if let url = credential.url, credential.host == nil, let server = Server(url), url.contains("://") {
+                routes.append(Route(credential: credential, server: server, anyScheme: false))
+            } else if let host = credential.host, credential.url == nil, !host.contains("/"),
+                      let server = Server(host, defaultScheme: "https") {
+                routes.append(Route(credential: credential, server: Server(scheme: "", host: server.host, port: server.port, path: ""),
+                                    anyScheme: true))
+            } else {
+                unreadable.append(credential.name)
+            }
+        }
+        self.routes = routes
+        self.unreadable = unreadable
+    }
+
+    /// Reads config.toml ($XDG_CONFIG_HOME/passkey-agent/config.toml).
+    static func load(environment: [String: String]) throws(AgentError) -> CredentialRoutes {
+        do {
+            return CredentialRoutes(try Settings.load(from: AgentPaths(environment: environment).configFile).credentials)
+        } catch {
+            throw AgentError(.invalidInput, error.description)
+        }
+    }
+
+    /// The route for `server`: the one whose path is longest among those
+    /// that match (a team's path beats its whole host), the first table by
+    /// name among equals; nil when none does.
+    func route(for server: Server) -> Route? {
+        var best: Route?
+        for route in routes where matches(route, server) {
+            if best == nil || route.server.path.count > best!.server.path.count { best = route }
+        }
+        return best
+    }
+
+    private func matches(_ route: Route, _ server: Server) -> Bool {
+        guard route.server.host == server.host else { return false }
+        if route.anyScheme {
+            // `host = "h"` is h on its scheme's own port; `host = "h:5000"` only port 5000.
+            guard let port = route.server.port else { return server.port == nil || server.port == Server.defaultPorts[server.scheme] }
+            return server.effectivePort == port
+        }
+        guard route.server.scheme == server.scheme, route.server.effectivePort == server.effectivePort else { return false }
+        // A route's path is a prefix of the server's, segment by segment.
+        return route.server.path.count <= server.path.count && Array(server.path.prefix(route.server.path.count)) == route.server.path
+    }
+}
