@@ -139,11 +139,6 @@ extension FIDODevice {
         if info.hasBuiltInUV { return }
         throw info.hasPIN ? .pinRequired : .pinNotSet
     }
-
-    func pinRetriesIfKnown() -> Int? {
-        var retries: Int32 = 0
-        return fido_dev_get_retry_count(handle, &retries) == FIDO_OK ? Int(retries) : nil
-    }
 }
 
 func check(_ status: Int32, _ what: String) throws(FIDOError) {

@@ -33,6 +33,12 @@ extension FIDODevice {
         return Int(retries)
     }
 
+    /// The tries left, for the error after a wrong PIN; nil when the key does
+    /// not say. Through `exchange` like every other call on the handle: it
+    /// runs after the failed request let the handle go, and another request
+    /// (or `perform` on another thread) may hold it by then.
+    func pinRetriesIfKnown() -> Int? { try? pinRetries() }
+
     /// Built-in user verification attempts left.
     public func uvRetries() throws(FIDOError) -> Int {
         var retries: Int32 = 0

@@ -73,6 +73,12 @@ extension CardChannel {
             throw SmartCardError.invalidCommand(error.description)
         }
         let raw = try transmitRaw(bytes)
+        // Every response APDU ends in its status word, so an answer of nothing
+        // is no answer from a card at all: pcsc-lite reports success with 0
+        // bytes when the card goes while the reader waits for it (vpcd when
+        // the card's process dies mid-command). That is the card leaving, not
+        // a card misbehaving; a single byte is still malformed.
+        if raw.isEmpty { throw SmartCardError.cardRemoved(reader: readerName) }
         do {
             return try ResponseAPDU(parsing: raw)
         } catch {
