@@ -50,10 +50,6 @@ enum GitCredentialHelper {
     static func get(_ values: [String: String], account explicit: String?, minValid: Int,
                     on backend: Backend) async throws(AgentError) -> String {
         guard let server = server(values) else { return "" }
-        guard mayReceiveToken(server) else {
-            // Said on stderr (git shows it) and nothing answered: git goes on without us.
-            throw AgentError(.invalidInput, "a token goes only over https (or http to this machine), not to \(server.scheme)://\(server.host)")
-        }
         var account = explicit
         var username = values["username"]
         if account == nil {
@@ -63,6 +59,10 @@ enum GitCredentialHelper {
             username = username ?? route.credential.username
         }
         guard let account else { return "" }
+        guard mayReceiveToken(server) else {
+            // Said on stderr (git shows it) and nothing answered: git goes on without us.
+            throw AgentError(.invalidInput, "a token goes only over https (or http to this machine), not to \(server.scheme)://\(server.host)")
+        }
         let token = try await FreshToken.get(account: account, minValid: minValid, prompting: .controllingTerminal, on: backend)
         var lines = ["username=\(username ?? defaultUsername)", "password=\(token.accessToken)"]
         if let expiry = token.expiresAt { lines.append("password_expiry_utc=\(expiry)") }
