@@ -7,12 +7,14 @@ import NIOHTTP1
 /// The one HTTP client of passkey-agent (token endpoints, identity
 /// services): AsyncHTTPClient with the timeouts peers learned the hard way
 /// (oidc-agent hung for a week without them): 5 s to connect, 15 s for the
-/// whole exchange — head and body alike. AsyncHTTPClient's own deadline
+/// whole exchange — head and body alike. The async `execute` API's deadline
 /// ends when the response head arrives, so a server that sends its head and
 /// then drips the body a byte at a time (each byte resets the idle read
-/// timeout) would hold the caller as long as it liked; the one deadline here
-/// is raced against the whole exchange, and the body's read is cancelled
-/// when it passes.
+/// timeout) could hold the caller as long as it liked. The delegate API's
+/// deadline covers the exchange until the body's last byte, and it is kept
+/// by NIO's event loop: a response that arrived in time counts as in time
+/// even when the caller's threads were busy (a race against `Task.sleep` on
+/// the cooperative pool, two threads here, judged busy threads instead).
 public final class HTTPTransport: Sendable {
     public struct Response: Sendable {
         public var status: Int
@@ -48,32 +50,28 @@ public final class HTTPTransport: Sendable {
                      body: [UInt8]? = nil) async throws(HTTPTransportError) -> Response {
         let shown = Self.withoutQuery(url)
         guard url.hasPrefix("https://") || url.hasPrefix("http://") else { throw .invalidURL(shown) }
-        var request = HTTPClientRequest(url: url)
-        request.method = HTTPMethod(rawValue: method)
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(body) }
+        var headerFields = HTTPHeaders()
+        for (name, value) in headers { headerFields.add(name: name, value: value) }
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: url, method: HTTPMethod(rawValue: method), headers: headerFields,
+                                             body: body.map { .bytes($0) })
+        } catch {
+            throw .invalidURL(shown)
+        }
         let seconds = Int(requestTimeout.components.seconds)
         let deadline = NIODeadline.now() + Self.timeAmount(requestTimeout)
-        let timedOut = HTTPTransportError.requestTimeout(url: shown, seconds: seconds)
-        let (client, limit, prepared) = (self.client, maximumResponseBytes, request)
+        let accumulator = ResponseAccumulator(request: request, maxBodySize: maximumResponseBytes)
+        let exchange = client.execute(request: request, delegate: accumulator, deadline: deadline)
         do {
-            return try await withThrowingTaskGroup(of: Response.self) { group in
-                group.addTask {
-                    let response = try await client.execute(prepared, deadline: deadline)
-                    let buffer = try await response.body.collect(upTo: limit)
-                    return Response(status: Int(response.status.code),
-                                    headers: response.headers.map { ($0.name, $0.value) },
-                                    body: Array(buffer.readableBytesView))
-                }
-                group.addTask {
-                    // The same deadline, for the body: cancelling the exchange closes its connection.
-                    try await Task.sleep(for: .nanoseconds(max(0, (deadline - NIODeadline.now()).nanoseconds)))
-                    throw timedOut
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw CancellationError() }
-                return first
+            // A cancelled caller (the agent's `$/cancel`) cancels the exchange, which closes its connection.
+            let response = try await withTaskCancellationHandler {
+                try await exchange.futureResult.get()
+            } onCancel: {
+                exchange.cancel()
             }
+            return Response(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                            body: response.body.map { Array($0.readableBytesView) } ?? [])
         } catch let error as HTTPTransportError {
             throw error
         } catch let error as HTTPClientError {
@@ -83,7 +81,7 @@ public final class HTTPTransport: Sendable {
             case .invalidURL, .emptyHost, .emptyScheme: throw .invalidURL(shown)
             default: throw .connectionFailed(url: shown, reason: "\(error)")
             }
-        } catch is NIOTooManyBytesError {
+        } catch is ResponseAccumulator.ResponseTooBigError {
             throw .responseTooLarge(url: shown, limit: maximumResponseBytes)
         } catch {
             throw .connectionFailed(url: shown, reason: Self.reason(error))
