@@ -30,6 +30,11 @@ extension FuzzTarget {
                 Seed("bind-url", text: "acme:/bind?api_base_url=https%3A%2F%2Fbi.example.com&tenant_id=t1&realm_id=r1&identity_id=i&job_id=j&token=t"),
                 Seed("binding-link", text: "http://127.0.0.1:8080/bi/v1/tenants/t1/realms/r1/credential-binding-jobs/j:invokeAuthenticator?token=t"),
                 Seed("jku", text: "http://127.0.0.1:8080/bi/.well-known/jwks.json"),
+                Seed("application-jku", text: "https://bi.example.com/v1/tenants/t1/realms/r1/applications/a1/.well-known/jwks.json"),
+                Seed("application-query", text: "https://bi.example.com/v1/tenants/t1/realms/r1/applications/a1?x=1"),
+                Seed("application-walk", text: "https://bi.example.com/v1/tenants/t1/realms/r1/applications/a1/../../a2/.well-known/jwks.json"),
+                Seed("application-sibling", text: "https://bi.example.com/v1/tenants/t1/realms/r1/applications/a10/.well-known/jwks.json"),
+                Seed("realm-link", text: "https://bi.example.com/v1/tenants/t1/realms/r1/identities/i/credential-binding-jobs/j:invokeAuthenticator?token=t"),
                 Seed("redirect", text: "https://okta.example/cb?code=c&state=s"),
                 Seed("request-jwt", text: token),
                 Seed("claims", text: claims),
@@ -53,6 +58,21 @@ extension FuzzTarget {
                 let authority = text.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
                 try expect(["bi.example.com", "bi.example.com:443", "127.0.0.1:8080"].contains(authority),
                            "a jku on \(authority.debugDescription) was trusted")
+            }
+            // Trusted applications: under the issuer's path on a segment
+            // boundary, never through a dot segment or an encoded slash.
+            let issuer = "https://bi.example.com/v1/tenants/t1/realms/r1/applications/a1"
+            let under = RequestParsing.underApplication(text, issuer: issuer)
+            if under.keySet {
+                let lower = text.lowercased()
+                let rest = [issuer.lowercased(), "https://bi.example.com:443/v1/tenants/t1/realms/r1/applications/a1"]
+                    .first { lower.hasPrefix($0) }.map { lower.dropFirst($0.count) }
+                try expect(rest.map { $0.isEmpty || "/?#".contains($0.first!) } == true, "a URL outside the application was trusted")
+                try expect(!lower.contains("/../") && !lower.contains("%2e%2e") && !lower.contains("%2f") && !lower.hasSuffix("/.."),
+                           "a path that walks out of the application was trusted")
+            }
+            if under.bindingLink {
+                try expect(text.lowercased().contains("/v1/tenants/t1/realms/r1/"), "a binding link of another realm was trusted")
             }
             if RequestParsing.acceptsRedirect(text, to: "https://okta.example/cb", state: "s") {
                 try expect(text.hasPrefix("https://okta.example/cb?"), "a redirect elsewhere was accepted")

@@ -174,6 +174,14 @@ final class KeySetCache: Sendable {
         return (try? trust.application(forKeySet: jku)) != nil
     }
 
+    /// Whether `url` is under the application at `issuer` (a key set it may
+    /// fetch), and the application a binding link's realm belongs to.
+    public static func underApplication(_ url: String, issuer: String) -> (keySet: Bool, bindingLink: Bool) {
+        guard let application = try? TrustedApplication(name: "fuzz", issuer: issuer) else { return (false, false) }
+        let trust = InvokeTrust(applications: [application])
+        return ((try? trust.application(forKeySet: url)) != nil, (try? trust.application(forBindingLink: url)) != nil)
+    }
+
     /// Whether a prove answer's redirect would be accepted.
     public static func acceptsRedirect(_ redirect: String, to redirectURI: String, state: String) -> Bool {
         (try? BIClient.checkRedirect(redirect, to: redirectURI, state: state)) != nil
