@@ -18,6 +18,10 @@ final class TestProvider: Sendable {
         var discoveryIssuer: String?
         var issParameterSupported = true
         var extraDiscovery: [String: String] = [:]
+        /// Members left out of the discovery document.
+        var omittedFromDiscovery: Set<String> = []
+        /// The RFC 8414 document at /.well-known/oauth-authorization-server/oauth2/default (nil: 404).
+        var authorizationServerMetadata: String?
         var published: Set<String> = ["es-1", "rs-1"]
         var tokenAnswers: [LoopbackHTTPServer.Answer] = []
         var deviceAnswer: LoopbackHTTPServer.Answer?
@@ -78,6 +82,9 @@ final class TestProvider: Sendable {
                 state.discoveryFetches += 1
                 return .json(discoveryDocument(state), headers: [("Cache-Control", state.cacheControl)])
             }
+        case ("GET", "/.well-known/oauth-authorization-server" + base):
+            return state.withLock { $0.authorizationServerMetadata }.map { .json($0) }
+                ?? .json(#"{"error":"not_found"}"#, status: "404 Not Found")
         case ("GET", base + "/v1/keys"):
             return state.withLock { state in
                 state.jwksFetches += 1
@@ -110,6 +117,7 @@ final class TestProvider: Sendable {
             "id_token_signing_alg_values_supported": #"["ES256","RS256"]"#,
         ]
         for (name, value) in state.extraDiscovery { members[name] = value }
+        for name in state.omittedFromDiscovery { members[name] = nil }
         return "{" + members.sorted { $0.key < $1.key }.map { "\(quoted($0.key)):\($0.value)" }.joined(separator: ",") + "}"
     }
 

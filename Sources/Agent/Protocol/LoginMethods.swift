@@ -63,11 +63,18 @@ public enum LoginBeginMethod: AgentMethod {
         public var device: DeviceChoice?
         public var pin: String?
         public var interactive: Bool?
+        /// Endpoints the provider's discovery and RFC 8414 metadata do not
+        /// name (or name wrongly): used instead of theirs, saved with the
+        /// account for its later logins and logout. Same rule as discovered
+        /// ones: https, or http to this machine.
+        public var deviceAuthorizationEndpoint: String?
+        public var revocationEndpoint: String?
 
         public init(account: String, issuer: String? = nil, clientId: String? = nil, clientSecret: String? = nil, scopes: [String]? = nil,
                     flow: LoginFlow? = nil, display: Bool? = nil, port: Int? = nil, redirectURI: String? = nil,
                     extra: [String: String]? = nil, force: Bool? = nil, timeout: Int? = nil, authenticator: String? = nil,
-                    device: DeviceChoice? = nil, pin: String? = nil, interactive: Bool? = nil) {
+                    device: DeviceChoice? = nil, pin: String? = nil, interactive: Bool? = nil,
+                    deviceAuthorizationEndpoint: String? = nil, revocationEndpoint: String? = nil) {
             self.account = account
             self.issuer = issuer
             self.clientId = clientId
@@ -84,6 +91,8 @@ public enum LoginBeginMethod: AgentMethod {
             self.device = device
             self.pin = pin
             self.interactive = interactive
+            self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+            self.revocationEndpoint = revocationEndpoint
         }
     }
 }

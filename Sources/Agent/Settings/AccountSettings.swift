@@ -13,6 +13,8 @@ import SecureFiles
 /// flow = "browser"
 /// subject = "00u1abcd"
 /// needs_login = false
+/// device_authorization_endpoint = "https://login.example.com/device"   # only when given to `passkey login`
+/// revocation_endpoint = "https://login.example.com/revoke"             # likewise
 /// ```
 public struct AccountSettings: Sendable, Equatable {
     public var issuer: String
@@ -24,14 +26,21 @@ public struct AccountSettings: Sendable, Equatable {
     public var subject: String?
     /// The provider refused the refresh token (`invalid_grant`): a new login is needed.
     public var needsLogin: Bool
+    /// Endpoints given with `--device-authorization-endpoint` / `--revocation-endpoint`
+    /// (the provider does not advertise them): used instead of discovery's.
+    public var deviceAuthorizationEndpoint: String?
+    public var revocationEndpoint: String?
 
-    public init(issuer: String, clientId: String, scopes: [String], flow: String?, subject: String?, needsLogin: Bool = false) {
+    public init(issuer: String, clientId: String, scopes: [String], flow: String?, subject: String?, needsLogin: Bool = false,
+                deviceAuthorizationEndpoint: String? = nil, revocationEndpoint: String? = nil) {
         self.issuer = issuer
         self.clientId = clientId
         self.scopes = scopes
         self.flow = flow
         self.subject = subject
         self.needsLogin = needsLogin
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+        self.revocationEndpoint = revocationEndpoint
     }
 
     /// The file's text: one key per line, strings as TOML basic strings.
@@ -43,6 +52,8 @@ public struct AccountSettings: Sendable, Equatable {
         if let flow { lines.append("flow = \(Self.quoted(flow))") }
         if let subject { lines.append("subject = \(Self.quoted(subject))") }
         lines.append("needs_login = \(needsLogin)")
+        if let deviceAuthorizationEndpoint { lines.append("device_authorization_endpoint = \(Self.quoted(deviceAuthorizationEndpoint))") }
+        if let revocationEndpoint { lines.append("revocation_endpoint = \(Self.quoted(revocationEndpoint))") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -57,7 +68,9 @@ public struct AccountSettings: Sendable, Equatable {
             for case .string(let scope) in values { scopes.append(scope) }
         }
         self.init(issuer: issuer, clientId: clientId, scopes: scopes, flow: document.string("", "flow"),
-                  subject: document.string("", "subject"), needsLogin: document.boolean("", "needs_login") ?? false)
+                  subject: document.string("", "subject"), needsLogin: document.boolean("", "needs_login") ?? false,
+                  deviceAuthorizationEndpoint: document.string("", "device_authorization_endpoint"),
+                  revocationEndpoint: document.string("", "revocation_endpoint"))
     }
 
     static func quoted(_ text: String) -> String {

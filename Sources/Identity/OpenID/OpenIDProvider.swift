@@ -3,7 +3,8 @@ import Synchronization
 import Tokens
 
 /// One OpenID provider, found by discovery (`<issuer>/.well-known/openid-configuration`,
-/// the document's issuer compared exactly), and its signing keys (JWKS).
+/// the document's issuer compared exactly; the revocation and device
+/// endpoints it lacks from RFC 8414 metadata), and its signing keys (JWKS).
 /// Both are cached in memory and, given a directory, on disk
 /// (`ProviderCache`), for as long as the provider's `Cache-Control` says
 /// (an hour by default, a day at most). Every endpoint the document names
@@ -44,7 +45,10 @@ public final class OpenIDProvider: Sendable {
         }
         let url = discoveryURL
         let response = try await get(url) { .discovery(url: Endpoint.shown(url), reason: $0) }
-        let metadata = try ProviderMetadata(discoveryDocument: response.body, issuer: issuer, url: Endpoint.shown(url))
+        var metadata = try ProviderMetadata(discoveryDocument: response.body, issuer: issuer, url: Endpoint.shown(url))
+        if metadata.revocationEndpoint == nil || metadata.deviceAuthorizationEndpoint == nil {
+            try await addAuthorizationServerMetadata(to: &metadata)
+        }
         update(storing: ProviderCache.mayStore(cacheControl: response.header("Cache-Control"))) { cache in
             if cache.metadata != metadata {
                 // Another document may name another key set: the old keys go with it.
@@ -56,6 +60,19 @@ public final class OpenIDProvider: Sendable {
                                                              after: clock)
         }
         return metadata
+    }
+
+    /// Fills the endpoints discovery left out from the RFC 8414 document, when
+    /// the provider has one for this issuer. A provider without one (any
+    /// answer but 200, or no answer) is no error: discovery already succeeded.
+    private func addAuthorizationServerMetadata(to metadata: inout ProviderMetadata) async throws(OpenIDError) {
+        guard let url = AuthorizationServerMetadata.url(issuer: issuer), Endpoint.problem(url) == nil,
+              let response = try? await transport.send("GET", url, headers: [("Accept", "application/json")]),
+              response.status == 200, response.body.count <= Self.documentLimit,
+              let found = try AuthorizationServerMetadata.endpoints(document: response.body, issuer: issuer, url: Endpoint.shown(url))
+        else { return }
+        metadata.revocationEndpoint = metadata.revocationEndpoint ?? found.revocation
+        metadata.deviceAuthorizationEndpoint = metadata.deviceAuthorizationEndpoint ?? found.deviceAuthorization
     }
 
     /// The signing keys: from the cache while fresh, unless `refetch` (a

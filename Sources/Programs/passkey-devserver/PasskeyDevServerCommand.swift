@@ -61,6 +61,14 @@ struct PasskeyDevServer: AsyncParsableCommand {
     @Option(name: .customLong("id-token-alg"), help: "ID-token signature algorithm: ES256 or RS256.")
     var idTokenAlgorithm = "ES256"
 
+    @Option(name: .customLong("omit-from-discovery"),
+            help: "Leave revocation_endpoint or device_authorization_endpoint out of the OpenID discovery document (repeatable).")
+    var omittedFromDiscovery: [String] = []
+
+    @Option(name: .customLong("omit-from-metadata"),
+            help: "Leave revocation_endpoint or device_authorization_endpoint out of the RFC 8414 metadata (repeatable).")
+    var omittedFromMetadata: [String] = []
+
     @Option(name: .customLong("bi-invoke-url"),
             help: "The BI-like IdP's invoke URL: /authorize sends the browser to <url>/bi-authenticate?request=<JWT>.")
     var biInvokeURL = "io.github.passkey-agent:/invoke"
@@ -120,9 +128,19 @@ struct PasskeyDevServer: AsyncParsableCommand {
                 throw ValidationError("--oauth-client: \(error.description)")
             }
         }
+        func endpoints(_ names: [String], _ option: String) throws -> Set<AdvertisedEndpoint> {
+            try Set(names.map { name in
+                guard let endpoint = AdvertisedEndpoint(rawValue: name) else {
+                    throw ValidationError("\(option) takes revocation_endpoint or device_authorization_endpoint, not \"\(name)\"")
+                }
+                return endpoint
+            })
+        }
         let oauth = OAuthConfiguration(clients: clients, accessTokenLifetime: .seconds(accessTokenLifetime),
                                        deviceCodeLifetime: .seconds(deviceCodeLifetime), deviceInterval: deviceInterval,
-                                       idTokenAlgorithm: algorithm)
+                                       idTokenAlgorithm: algorithm,
+                                       omittedFromDiscovery: try endpoints(omittedFromDiscovery, "--omit-from-discovery"),
+                                       omittedFromMetadata: try endpoints(omittedFromMetadata, "--omit-from-metadata"))
         guard let invocation = BIConfiguration.Invocation(rawValue: biInvocation) else {
             throw ValidationError("--bi-invocation must be automatic or manual")
         }

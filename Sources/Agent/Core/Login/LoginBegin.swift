@@ -58,13 +58,17 @@ extension CoreServices {
         let provider = logins.provider(issuer) {
             OpenIDProvider(issuer: issuer, transport: http, cacheDirectory: paths.openIDCacheDirectory)
         }
-        let metadata = try await provider.metadata()
+        let deviceEndpoint = try Self.endpoint(params.deviceAuthorizationEndpoint ?? saved?.deviceAuthorizationEndpoint,
+                                               option: "--device-authorization-endpoint")
+        let revocationEndpoint = try Self.endpoint(params.revocationEndpoint ?? saved?.revocationEndpoint, option: "--revocation-endpoint")
+        let metadata = Self.overriding(try await provider.metadata(), deviceAuthorization: deviceEndpoint, revocation: revocationEndpoint)
         let flow = try Self.chooseFlow(params.flow ?? saved?.flow.flatMap(LoginFlow.init(rawValue:)) ?? .auto,
                                        display: params.display ?? false, metadata: metadata)
         let deadline = OutsideSeconds.instant(Int64(timeout), after: TokenSet.now())
         let plan = LoginPlan(account: account, issuer: issuer, clientId: clientId, clientSecret: clientSecret, scopes: scopes, flow: flow,
                              force: params.force == true, previousSubject: saved?.subject, provider: provider,
-                             metadata: metadata, timeout: .seconds(timeout))
+                             metadata: metadata, timeout: .seconds(timeout),
+                             endpoints: .init(deviceAuthorization: deviceEndpoint, revocation: revocationEndpoint))
         if flow == .oktaIDX {
             return try await beginIDX(plan, params: params, interaction: interaction)
         }
@@ -142,7 +146,8 @@ extension CoreServices {
             return metadata.deviceAuthorizationEndpoint != nil ? .device : .paste
         case .device:
             guard metadata.deviceAuthorizationEndpoint != nil else {
-                throw AgentError(.unsupported, "\(metadata.issuer) offers no device authorization grant: use --flow browser or --flow paste")
+                throw AgentError(.unsupported, "\(metadata.issuer) advertises no device authorization endpoint: give it with "
+                                 + "--device-authorization-endpoint URL, or use --flow browser or --flow paste")
             }
             return .device
         case .browser, .paste, .oktaIDX:
@@ -190,6 +195,26 @@ extension CoreServices {
         return uri
     }
 
+    /// An endpoint given for a provider that does not advertise it (or saved
+    /// from such a login): the rule every discovered endpoint passes.
+    static func endpoint(_ url: String?, option: String) throws(AgentError) -> String? {
+        guard let url else { return nil }
+        guard url.utf8.count <= 2048, !url.contains("#") else {
+            throw AgentError(.invalidInput, "\(option) must be a URL of at most 2048 characters without a fragment")
+        }
+        if let problem = Endpoint.problem(url) {
+            throw AgentError(.invalidInput, "\(option) must be an https:// URL (http:// only on loopback), not \"\(Endpoint.shown(url))\": \(problem)")
+        }
+        return url
+    }
+
+    static func overriding(_ discovered: ProviderMetadata, deviceAuthorization: String?, revocation: String?) -> ProviderMetadata {
+        var metadata = discovered
+        metadata.deviceAuthorizationEndpoint = deviceAuthorization ?? metadata.deviceAuthorizationEndpoint
+        metadata.revocationEndpoint = revocation ?? metadata.revocationEndpoint
+        return metadata
+    }
+
     static func checkScopes(_ scopes: [String]) throws(AgentError) {
         guard !scopes.isEmpty, scopes.count <= 32 else { throw AgentError(.invalidInput, "give 1 to 32 scopes") }
         for scope in scopes {
@@ -230,4 +255,12 @@ struct LoginPlan: Sendable {
     let provider: OpenIDProvider
     let metadata: ProviderMetadata
     let timeout: Duration
+    /// The endpoints given instead of the provider's (saved with the account).
+    var endpoints = EndpointOverrides()
+}
+
+/// `--device-authorization-endpoint` / `--revocation-endpoint`, checked.
+struct EndpointOverrides: Sendable {
+    var deviceAuthorization: String?
+    var revocation: String?
 }

@@ -70,7 +70,13 @@ extension CoreServices {
             let provider = logins.provider(tokens.issuer) {
                 OpenIDProvider(issuer: tokens.issuer, transport: http, cacheDirectory: paths.openIDCacheDirectory)
             }
-            let client = OpenIDClient(transport: http, metadata: try await provider.metadata(), clientId: tokens.clientId,
+            // A revocation endpoint given at login (the provider advertises none) is used as then.
+            var metadata = try await provider.metadata()
+            if let saved = try? accounts.load(account), saved.issuer == tokens.issuer,
+               let given = try Self.endpoint(saved.revocationEndpoint, option: "revocation_endpoint in the account's settings") {
+                metadata.revocationEndpoint = given
+            }
+            let client = OpenIDClient(transport: http, metadata: metadata, clientId: tokens.clientId,
                                       clientSecret: tokens.clientSecret)
             do throws(OpenIDError) {
                 if let refreshToken = tokens.refreshToken {

@@ -35,7 +35,9 @@ extension CoreServices {
         }
         try await store(tokens, account: plan.account)
         let settings = AccountSettings(issuer: plan.issuer, clientId: plan.clientId, scopes: plan.scopes,
-                                       flow: plan.flow.rawValue, subject: claims?.subject ?? plan.previousSubject)
+                                       flow: plan.flow.rawValue, subject: claims?.subject ?? plan.previousSubject,
+                                       deviceAuthorizationEndpoint: plan.endpoints.deviceAuthorization,
+                                       revocationEndpoint: plan.endpoints.revocation)
         try accounts.save(settings, for: plan.account)
         return LoginResult(account: plan.account, issuer: plan.issuer, subject: claims?.subject,
                            displayName: claims.flatMap { $0.name ?? $0.preferredUsername ?? $0.email },

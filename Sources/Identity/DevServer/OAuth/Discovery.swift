@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// GET {issuer}/.well-known/openid-configuration (OIDC Discovery §3, RFC 8414)
+/// GET {issuer}/.well-known/openid-configuration (OIDC Discovery §3), its RFC 8414 twin,
 /// and GET {issuer}/v1/keys (the JWKS).
 extension OAuthServer {
     struct Metadata: Encodable {
@@ -9,8 +9,8 @@ extension OAuthServer {
         let token_endpoint: String
         let jwks_uri: String
         let userinfo_endpoint: String
-        let revocation_endpoint: String
-        let device_authorization_endpoint: String
+        let revocation_endpoint: String?
+        let device_authorization_endpoint: String?
         let response_types_supported = ["code"]
         let response_modes_supported = ["query"]
         let grant_types_supported = ["authorization_code", "refresh_token", OAuthServer.deviceCodeGrant, OAuthServer.interactionCodeGrant]
@@ -27,10 +27,20 @@ extension OAuthServer {
     }
 
     func discovery(_ request: Request) -> Response {
-        OAuthResponse.json(Metadata(
-            issuer: issuer, authorization_endpoint: issuer + "/v1/authorize", token_endpoint: issuer + "/v1/token",
-            jwks_uri: issuer + "/v1/keys", userinfo_endpoint: issuer + "/v1/userinfo", revocation_endpoint: issuer + "/v1/revoke",
-            device_authorization_endpoint: issuer + "/v1/device/authorize"), maxAge: OAuthResponse.metadataMaxAge)
+        OAuthResponse.json(metadata(omitting: configuration.omittedFromDiscovery), maxAge: OAuthResponse.metadataMaxAge)
+    }
+
+    /// GET /.well-known/oauth-authorization-server/oauth2/default (RFC 8414 §3.1:
+    /// the well-known suffix goes between the host and the issuer's path).
+    func authorizationServerMetadata(_ request: Request) -> Response {
+        OAuthResponse.json(metadata(omitting: configuration.omittedFromMetadata), maxAge: OAuthResponse.metadataMaxAge)
+    }
+
+    private func metadata(omitting omitted: Set<AdvertisedEndpoint>) -> Metadata {
+        Metadata(issuer: issuer, authorization_endpoint: issuer + "/v1/authorize", token_endpoint: issuer + "/v1/token",
+                 jwks_uri: issuer + "/v1/keys", userinfo_endpoint: issuer + "/v1/userinfo",
+                 revocation_endpoint: omitted.contains(.revocation) ? nil : issuer + "/v1/revoke",
+                 device_authorization_endpoint: omitted.contains(.deviceAuthorization) ? nil : issuer + "/v1/device/authorize")
     }
 
     func keys(_ request: Request) -> Response {

@@ -12,10 +12,18 @@ public struct OAuthConfiguration: Sendable {
     public var deviceInterval: Int
     /// The algorithm ID tokens are signed with. Access tokens are always ES256.
     public var idTokenAlgorithm: IDTokenAlgorithm
+    /// Endpoints left out of the OpenID discovery document, and out of the
+    /// RFC 8414 metadata (`/.well-known/oauth-authorization-server/oauth2/default`):
+    /// a provider that advertises less, as some real ones do. The endpoints still answer.
+    public var omittedFromDiscovery: Set<AdvertisedEndpoint>
+    public var omittedFromMetadata: Set<AdvertisedEndpoint>
 
     public init(clients: [OAuthClientRegistration] = [], accessTokenLifetime: Duration = .seconds(3600),
                 deviceCodeLifetime: Duration = .seconds(600), deviceInterval: Int = 5,
-                idTokenAlgorithm: IDTokenAlgorithm = .es256) {
+                idTokenAlgorithm: IDTokenAlgorithm = .es256, omittedFromDiscovery: Set<AdvertisedEndpoint> = [],
+                omittedFromMetadata: Set<AdvertisedEndpoint> = []) {
+        self.omittedFromDiscovery = omittedFromDiscovery
+        self.omittedFromMetadata = omittedFromMetadata
         self.clients = clients
         self.accessTokenLifetime = accessTokenLifetime
         self.deviceCodeLifetime = deviceCodeLifetime
@@ -43,6 +51,12 @@ public struct OAuthConfiguration: Sendable {
             }
         }
     }
+}
+
+/// The endpoints a test may hide from the metadata documents.
+public enum AdvertisedEndpoint: String, Sendable, CaseIterable {
+    case revocation = "revocation_endpoint"
+    case deviceAuthorization = "device_authorization_endpoint"
 }
 
 /// The two ID-token signature algorithms the server offers.

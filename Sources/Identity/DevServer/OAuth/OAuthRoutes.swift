@@ -9,6 +9,7 @@ enum OAuthRoutes {
             router.on(RouterPath(path), method: method) { request, _ in await handler(server, request) }
         }
         on(.get, base + "/.well-known/openid-configuration") { $0.discovery($1) }
+        on(.get, "/.well-known/oauth-authorization-server" + base) { $0.authorizationServerMetadata($1) }
         on(.get, base + "/v1/keys") { $0.keys($1) }
         on(.get, base + "/v1/authorize") { await $0.authorizePage($1) }
         on(.post, base + "/v1/authorize") { await $0.authorizeDecision($1) }

@@ -28,6 +28,11 @@ struct LoginCommand: Verb {
         else paste. In the browser and paste flows a pasted address and the browser's \
         return both work; whichever comes first wins.
 
+        The revocation and device endpoints come from the provider's discovery document, \
+        else from its RFC 8414 metadata (/.well-known/oauth-authorization-server); a \
+        provider that advertises neither takes --revocation-endpoint and \
+        --device-authorization-endpoint, saved with the account.
+
         A login that signs in another subject than the account's is refused unless \
         --force. Interrupting the command cancels the login.
 
@@ -62,6 +67,10 @@ struct LoginCommand: Verb {
     var loginHint: String?
     @Option(help: "An identity provider to route to (Okta's idp parameter).")
     var idp: String?
+    @Option(help: "The provider's RFC 8628 device authorization endpoint, when neither its discovery document nor its RFC 8414 metadata names one (https://, or http:// on loopback). Saved with the account.")
+    var deviceAuthorizationEndpoint: String?
+    @Option(help: "The provider's RFC 7009 revocation endpoint for `passkey logout`, when neither document names one. Saved with the account.")
+    var revocationEndpoint: String?
     @Flag(help: "Replace the account even if the provider signs in another subject or is another issuer.")
     var force = false
     @Option(help: "Seconds the login may take (default 300).")
@@ -129,7 +138,8 @@ struct LoginCommand: Verb {
             flow: via != nil ? .oktaIDX : flow,
             display: BrowserLauncher.hasDisplay(environment) && !noBrowser, port: port, redirectURI: redirectURI,
             extra: extra.isEmpty ? nil : extra, force: force ? true : nil, timeout: timeout, authenticator: authenticator,
-            device: deviceOptions.choice, interactive: interaction.canAnswer)
+            device: deviceOptions.choice, interactive: interaction.canAnswer,
+            deviceAuthorizationEndpoint: deviceAuthorizationEndpoint, revocationEndpoint: revocationEndpoint)
         let started = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
             try await backend.call(LoginBeginMethod.self, params, interaction: interaction)
         }
