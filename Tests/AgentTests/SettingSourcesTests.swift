@@ -55,6 +55,27 @@ import Glibc
         #expect(shown.standardOutput.contains("setting: passwordless.api-url not set  (default)"))
     }
 
+    @Test("each key of a named table ([invoke.application.NAME], [credential.NAME]) is listed as config.toml's")
+    func namedTablesAreListed() throws {
+        let harness = try AgentHarness()
+        try writeConfig("""
+            [invoke.application.acme]
+            issuer = "https://auth.example.com/v1/tenants/t/realms/r/applications/a"
+            hosts = ["acme.okta.com"]
+            [credential.gitlab]
+            host = "gitlab.example.com"
+            account = "work"
+            """, for: harness)
+        try harness.start()
+        let settings = try settings(harness)
+        #expect(settings["invoke.application.acme.issuer"]?.value == "https://auth.example.com/v1/tenants/t/realms/r/applications/a")
+        #expect(settings["invoke.application.acme.issuer"]?.source == "config.toml")
+        #expect(settings["invoke.application.acme.hosts"]?.value == "acme.okta.com")
+        #expect(settings["invoke.application.acme.rp-ids"] == nil, "a key the file does not set is not listed")
+        #expect(settings["credential.gitlab.account"]?.value == "work")
+        #expect(settings["credential.gitlab.host"]?.source == "config.toml")
+    }
+
     @Test("a flag beats config.toml, and status says so; without either the default is named")
     func aFlagOverridesTheFile() throws {
         let harness = try AgentHarness()
