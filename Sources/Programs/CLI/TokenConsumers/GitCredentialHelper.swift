@@ -43,7 +43,8 @@ enum GitCredentialHelper {
     /// Whether a token may go to this server: https, or http to this machine
     /// (a token in clear over a network is anyone's on the way).
     static func mayReceiveToken(_ server: CredentialRoutes.Server) -> Bool {
-        server.scheme == "https" || (server.scheme == "http" && LoopbackHost.isLoopback(server.host))
+        server.scheme == "https"
+            || (server.scheme == "http" && (LoopbackHost.isLoopback(server.host) || LoopbackHost.isIPv6Loopback(server.host)))
     }
 
     /// `get`: the lines to print (empty when passkey has nothing for this server).
