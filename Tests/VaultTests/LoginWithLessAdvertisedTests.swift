@@ -30,6 +30,25 @@ import TestSupport
         #expect(refused.standardError.contains("invalid_grant"), "\(refused.standardError)")
     }
 
+    @Test("--revocation-endpoint given at login is saved and used by logout at a provider that advertises none")
+    func logoutRevokesAtTheGivenEndpoint() throws {
+        let provider = try LoginProvider.devserver(["--access-token-lifetime", "30", "--omit-from-discovery", "revocation_endpoint",
+                                                    "--omit-from-metadata", "revocation_endpoint"])
+        let agent = try LoginThroughAgentTests.agent()
+        let login = try agent.harness.passkey(
+            ["login", "work", "--issuer", provider.issuer, "--client-id", "cli", "--flow", "browser",
+             "--revocation-endpoint", provider.issuer + "/v1/revoke"],
+            extraEnvironment: provider.browserEnvironment(), timeout: 90)
+        #expect(login.status == 0, "\(login.standardError)")
+        let settings = try String(contentsOfFile: agent.harness.home + "/config/passkey-agent/accounts/work.toml", encoding: .utf8)
+        #expect(settings.contains("revocation_endpoint = \"\(provider.issuer)/v1/revoke\""), "\(settings)")
+
+        let kept = try agent.passkey(["logout", "work", "--keep"])
+        #expect(kept.standardOutput.contains("Revoked the refresh token and access token"), "\(kept.standardOutput)\(kept.standardError)")
+        let refused = try agent.passkey(["token", "get", "work", "--min-valid", "60"])
+        #expect(refused.standardError.contains("invalid_grant"), "\(refused.standardError)")
+    }
+
     @Test("--flow device with --device-authorization-endpoint signs in at a provider that advertises none; it is remembered")
     func deviceFlowWithAGivenEndpoint() throws {
         let provider = try LoginProvider.devserver(["--device-interval", "1"] + Self.lessAdvertised)
