@@ -128,11 +128,30 @@ import TestSupport
 
     @Test func theDemoRunsGreen() throws {
         let harness = try AgentHarness()
-        let demo = try harness.passkey(["demo"], timeout: 120)
+        let demo = try harness.passkey(["demo"], timeout: 180)
         #expect(demo.status == 0, "\(demo.standardError)")
-        for step in ["register_", "/register/complete", "by alias", "by user id", "discoverable",
-                     "success, userId demo-user", "token_already_used", "Done:"] {
+        // Every chapter ran and ended with its verified line (a failed check ends the demo with an error instead).
+        for chapter in 1...Self.demoChapters {
+            #expect(demo.standardOutput.contains("━━ Chapter \(chapter):"), "missing chapter \(chapter)")
+        }
+        #expect(demo.standardOutput.components(separatedBy: "✔ Verified:").count == Self.demoChapters + 1)
+        for step in ["register_", "success, userId demo-user", "token_already_used", "hmac-secret",
+                     "Signed in to", "exit 7", "Next, on your own machine:"] {
             #expect(demo.standardOutput.contains(step), "missing: \(step)")
         }
+    }
+
+    static let demoChapters = 4
+
+    @Test func oneDemoChapterRunsAlone() throws {
+        let harness = try AgentHarness()
+        let demo = try harness.passkey(["demo", "--chapter", "4"], timeout: 120)
+        #expect(demo.status == 0, "\(demo.standardError)")
+        #expect(demo.standardOutput.contains("━━ Chapter 4:"))
+        #expect(!demo.standardOutput.contains("━━ Chapter 3:"), "chapter 3's login ran quietly")
+        #expect(demo.standardOutput.contains("✔ Verified: while locked"))
+        let wrong = try harness.passkey(["demo", "--chapter", "9"])
+        #expect(wrong.status != 0)
+        #expect(wrong.standardError.contains("no chapter 9"))
     }
 }

@@ -1,124 +1,79 @@
-import AgentCore
-import PasskeyCLI
 import AgentProtocol
-import ArgumentParser
-import Passwordless
-import DevServer
-import HTTPTransport
+import PasskeyCLI
 import Settings
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The narrated walk-through, separate from argument parsing.
+/// The narrated walk-through: one temporary world, the chapters asked for
+/// (all by default) in order, each ending with what it verified, then the
+/// commands to run next on your own machine.
 struct Demo {
     var device: String?
     var pins: PINSource
+    /// The chapters to run; empty: all.
+    var chapters: [Int]
+
+    static let titles = [
+        1: "passkeys with passwordless.dev",
+        2: "a vault opened by your security key (and a PIV card)",
+        3: "passkey login, token get, refresh with rotation",
+        4: "lock, refused while locked, unlock with a touch",
+    ]
 
     func run() async throws(AgentError) {
+        let selected = chapters.isEmpty ? Self.titles.keys.sorted() : Array(Set(chapters)).sorted()
+        if let unknown = selected.first(where: { Self.titles[$0] == nil }) {
+            throw AgentError(.invalidInput, "there is no chapter \(unknown): chapters are 1 to \(Self.titles.count)")
+        }
+        let say = DemoNarrator()
         let scratch = try Self.temporaryDirectory()
         defer { Self.remove(scratch) }
-        say("passkey demo — register and sign in with a passkey, on this machine.")
-
-        step(1, "Start passkey-devserver: a strict passwordless.dev-compatible API on loopback")
-        let server: RunningDevServer
+        say.say("passkey demo — passkeys, the hardware-keyed vault, login, refresh, lock, Okta + Beyond Identity, Okta IDX, NFC.")
+        say.say("Everything runs on this machine: passkey-devserver on loopback, a passkey-agent of the demo's own, "
+                + (device == nil ? "the software authenticator." : "the security key at \(device!)."))
+        let world = try await DemoWorld(scratch: scratch, device: device, pins: pins)
+        var timings: [(Int, Duration)] = []
         do {
-            server = try await DevServer.start(DevServerConfiguration(
-                rpIds: ["localhost"], origins: ["https://localhost"],
-                logger: DevServer.standardErrorLogger(level: .error)))
-        } catch {
-            throw AgentError(.internal, "could not start the demo server: \(error)")
-        }
-        detail("API \(server.apiURL), relying party \"\(server.rpId)\", origin \(server.origins.joined(separator: ", "))")
-        detail("public key \(server.apiKey.prefix(24))…  (the secret key stays with the \"backend\" below)")
-
-        let transport = HTTPTransport()
-        let backend = PasswordlessBackend(apiURL: server.apiURL, apiSecret: server.apiSecret, transport: transport)
-        var environment = ProcessEnvironment.current
-        environment["XDG_CONFIG_HOME"] = scratch + "/config"  // the demo ignores your config.toml
-        let core = try AgentCore(environment: environment, runningAsAgent: false)
-        let choice = DeviceChoice(device: device ?? "virtual", virtualState: scratch + "/virtual-authenticator.json")
-        let serverChoice = PasswordlessOverrides(apiUrl: server.apiURL, apiKey: server.apiKey,
-                                                 rpId: server.rpId, origin: server.origins.first)
-        let interaction = TerminalInteraction(pins: pins)
-
-        step(2, device == nil
-             ? "Use the software authenticator (temporary state; a USB key goes through the same libfido2 code)"
-             : "Use the security key at \(device!)")
-
-        step(3, "Backend: POST /register/token with its secret key, for user \"demo-user\" (alias alice@example.org)")
-        let registerToken: String
-        do {
-            registerToken = try await backend.registerToken(.init(userId: "demo-user", username: "alice@example.org",
-                                                                  displayName: "Alice", aliases: ["alice@example.org"]))
-        } catch { throw AgentError(error) }
-        detail("→ \(registerToken.prefix(32))…  the app hands this to its client")
-
-        step(4, "Client: passkey register --token register_…")
-        detail("/register/begin → makeCredential on the key (resident key, user verified) → /register/complete")
-        let registration = try await core.call(PasskeyRegisterMethod.self,
-                                               .init(token: registerToken, nickname: "demo key", server: serverChoice,
-                                                     device: choice, interactive: interaction.canAnswer),
-                                               interaction: interaction)
-        detail("→ credential \(registration.credentialId.prefix(16))…, discoverable: \(registration.residentKey == true ? "yes" : "no"), transports \(registration.transports.joined(separator: ","))")
-        try await verify(registration.token, backend: backend, proves: "the server verified the attestation and stored the credential")
-
-        let signIns: [(String, PasskeySignInMethod.Params)] = [
-            ("by alias alice@example.org", .init(alias: "alice@example.org")),
-            ("by user id demo-user", .init(userId: "demo-user")),
-            ("with a discoverable credential: no name given, the key offers its passkey", .init(discoverable: true)),
-        ]
-        var lastToken = registration.token
-        for (index, (how, base)) in signIns.enumerated() {
-            step(5 + index, "Client: sign in \(how)")
-            var params = base
-            params.server = serverChoice
-            params.device = choice
-            params.interactive = interaction.canAnswer
-            let result = try await core.call(PasskeySignInMethod.self, params, interaction: interaction)
-            if let handle = result.userHandle { detail("the key returned user handle \(handle)") }
-            try await verify(result.token, backend: backend,
-                             proves: "signature, challenge, origin and counter checked (WebAuthn L3 §7.2)")
-            lastToken = result.token
-        }
-
-        step(8, "Backend: verify the last token again")
-        do {
-            _ = try await backend.verify(token: lastToken)
-            throw AgentError(.internal, "the server accepted a replayed verify token")
-        } catch let error as PasswordlessError {
-            guard case .server(let problem) = error else { throw AgentError(error) }
-            detail("→ refused: \(problem.errorCode ?? "HTTP \(problem.status)") — verify tokens are single-use")
-        } catch let error as AgentError {
-            throw error
-        } catch {
-            throw AgentError(error)
-        }
-        await server.shutdown()
-        say("\nDone: one registration and three sign-ins, each verified by the server. Next: `passkey --help`.")
-    }
-
-    private func verify(_ token: String, backend: PasswordlessBackend, proves: String) async throws(AgentError) {
-        detail("→ verify token \(token.prefix(24))…")
-        do {
-            let verified = try await backend.verify(token: token)
-            guard verified.success, verified.userId == "demo-user" else {
-                throw AgentError(.serverError, "the server did not confirm the token for demo-user")
+            // The card goes in before the agent starts: the agent must find the private pcscd.
+            if selected.contains(2) || selected.contains(7) { try await world.startCard() }
+            for number in selected {
+                say.chapter(number, Self.titles[number]!)
+                let started = ContinuousClock.now
+                let verified = try await chapter(number, world: world, say: say)
+                timings.append((number, ContinuousClock.now - started))
+                say.verified(verified)
             }
-            detail("Backend: POST /signin/verify → success, userId \(verified.userId), type \(verified.type ?? "?"): \(proves)")
-        } catch let error as PasswordlessError {
-            throw AgentError(error)
-        } catch let error as AgentError {
-            throw error
         } catch {
-            throw AgentError(error)
+            await world.shutdown()
+            throw error
+        }
+        await world.shutdown()
+        say.say("\nTimes: " + timings.map { "chapter \($0.0) \(Self.seconds($0.1))" }.joined(separator: ", "))
+        say.say("""
+
+            Next, on your own machine:
+              passkey vault init --slot fido2         # a vault your security key opens
+              passkey login work --issuer https://YOUR-ORG.okta.com/oauth2/default --client-id YOUR-CLIENT-ID
+              passkey token get work                  # a fresh access token, refreshed when needed
+            """)
+    }
+
+    private func chapter(_ number: Int, world: DemoWorld, say: DemoNarrator) async throws(AgentError) -> String {
+        switch number {
+        case 1: return try await PasswordlessChapter(world: world, say: say).run()
+        case 2: return try await VaultChapter(world: world, say: say).run()
+        case 3: return try await LoginChapter(world: world, say: say).run()
+        case 4: return try await LockChapter(world: world, say: say).run()
+        default: throw AgentError(.invalidInput, "chapter \(number) is not written yet")
         }
     }
 
-    private func say(_ text: String) { Output.line(text) }
-    private func step(_ number: Int, _ text: String) { Output.line("\n\(number). \(text)") }
-    private func detail(_ text: String) { Output.line("   \(text)") }
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return "\(milliseconds / 1000).\(String(milliseconds % 1000 / 100)) s"
+    }
 
     static func temporaryDirectory() throws(AgentError) -> String {
         let base = ProcessEnvironment.current["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"

@@ -11,24 +11,30 @@ import PasskeyCLI
 struct PasskeyDemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey demo",
-        abstract: "Walk through register and sign-in against a local passwordless.dev server.",
+        abstract: "Walk through the whole product on this machine, each step verified.",
         discussion: """
-        Starts passkey-devserver in this process on 127.0.0.1, uses the software \
-        authenticator with a temporary state (or --device), and runs: a register token from \
-        the backend, registration, sign-in by alias, by user id and with a discoverable \
-        credential, each verify token checked by the backend — and a replayed one refused.
+        Starts passkey-devserver in this process on 127.0.0.1 (passwordless.dev, Okta-like, \
+        Beyond-Identity-like and Okta IDX servers), a passkey-agent of its own with temporary \
+        XDG directories, the software authenticator (or --device) and, when pcscd and the vpcd \
+        driver are installed, passkey-vcard on a private pcscd. Chapters: 1 passkeys with \
+        passwordless.dev; 2 a vault opened by the key's hmac-secret (and a PIV card); 3 passkey \
+        login, token get, refresh with rotation; 4 lock and unlock; 5 Okta + Beyond Identity \
+        invoke URLs; 6 Okta IDX with the security key; 7 NFC over PC/SC. Each ends with the line \
+        of what it verified.
         """,
         version: BuildInfo.versionLine(program: "passkey-demo"))
 
     @Option(name: .long, help: "Use this authenticator instead of a temporary software one (e.g. /dev/hidraw0).")
     var device: String?
+    @Option(name: .long, help: "Run only this chapter (1 to 7); repeat it for several. Default: all.")
+    var chapter: [Int] = []
     @OptionGroup var pinOptions: PINOptions
 
     init() {}
 
     func run() async throws {
         do {
-            try await Demo(device: device, pins: pinOptions.source).run()
+            try await Demo(device: device, pins: pinOptions.source, chapters: chapter).run()
         } catch {
             throw Output.fail(error, json: false)
         }

@@ -6,22 +6,26 @@ import ArgumentParser
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Walk through register and sign-in against a local passwordless.dev server.",
+        abstract: "Walk through the whole product on this machine, each step verified.",
         discussion: """
-        Starts passkey-devserver in-process on 127.0.0.1 (in the passkey-demo program, \
-        installed next to passkey), uses the software authenticator with a temporary state \
-        (or --device), and runs: a register token from the backend, registration, sign-in by \
-        alias, by user id and with a discoverable credential, each verify token checked by \
-        the backend — and a replayed one refused.
+        Runs passkey-demo (installed next to passkey): passkey-devserver in-process on \
+        127.0.0.1, a passkey-agent of its own with temporary XDG directories, the software \
+        authenticator (or --device) and, with pcscd and vpcd installed, a virtual card. \
+        Chapters: 1 passkeys with passwordless.dev; 2 a vault opened by the key (and a PIV \
+        card); 3 login, token get, refresh with rotation; 4 lock and unlock; 5 Okta + Beyond \
+        Identity; 6 Okta IDX; 7 NFC. --chapter N (repeatable) runs chapters alone.
         """)
 
     @Option(name: .long, help: "Use this authenticator instead of a temporary software one (e.g. /dev/hidraw0).")
     var device: String?
+    @Option(name: .long, help: "Run only this chapter (1 to 7); repeat it for several. Default: all.")
+    var chapter: [Int] = []
     @OptionGroup var pinOptions: PINOptions
 
     func run() throws {
         var arguments = ["passkey-demo"]
         if let device { arguments += ["--device", device] }
+        for number in chapter { arguments += ["--chapter", String(number)] }
         if pinOptions.pinStdin { arguments.append("--pin-stdin") }
         throw Output.fail(SiblingProgram.exec("passkey-demo", arguments: arguments), json: false)
     }
