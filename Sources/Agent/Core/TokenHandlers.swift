@@ -31,6 +31,8 @@ extension CoreServices {
         table.register(TokenListMethod.self) { _, _ in
             // No vault: nothing stored and nothing to unlock (as `vault.status` says, without an error).
             guard self.vault.location.exists else { return TokenList(tokens: [], damaged: [], noVault: true) }
+            // Locked: what the plaintext login settings say, without asking for an unlock.
+            guard self.vault.isUnlocked else { return self.lockedList() }
             let listings = try await self.vault.withUnlocked { open in
                 try open.entries(withPrefix: Self.entryPrefix)
             }
@@ -128,7 +130,10 @@ extension CoreServices {
         do throws(VaultError) {
             payload = try open.read(entryName(account))
         } catch .entryNotFound {
-            throw AgentError(.notFound, "no tokens are stored for \"\(account)\": store them with `passkey token put \(account)`")
+            // After `passkey logout`, or a name never used: signing in is what a person wants.
+            throw AgentError(.notFound, "no tokens are stored for \"\(account)\": sign in with `passkey login \(account)` "
+                             + "(its first login also needs --issuer URL --client-id ID), or store tokens with `passkey token put \(account)`",
+                             details: ["loginCommand": .string("passkey login \(account)")])
         }
         return try TokenSet(decoding: payload, account: account)
     }

@@ -82,12 +82,36 @@ public struct TokenList: Codable, Sendable, Equatable {
     /// `true` when there is no vault yet (`vault.init` makes one): nothing is
     /// stored, and nothing is locked. Absent when there is a vault.
     public var noVault: Bool?
+    /// `true` when the vault is locked: `tokens` is then empty, and
+    /// `lockedAccounts` lists the accounts made by `passkey login` from their
+    /// plaintext settings (no unlock needed, as `gh auth status` works);
+    /// expiry and accounts stored only with `token.put` need the vault.
+    public var locked: Bool?
+    public var lockedAccounts: [LoginAccount]?
 
-    public init(tokens: [TokenSummary], damaged: [String], unreadableAccounts: [String]? = nil, noVault: Bool? = nil) {
+    public init(tokens: [TokenSummary], damaged: [String], unreadableAccounts: [String]? = nil, noVault: Bool? = nil,
+                locked: Bool? = nil, lockedAccounts: [LoginAccount]? = nil) {
         self.tokens = tokens
         self.damaged = damaged
         self.unreadableAccounts = unreadableAccounts
         self.noVault = noVault
+        self.locked = locked
+        self.lockedAccounts = lockedAccounts
+    }
+}
+
+/// What an account's login settings say, readable while the vault is locked.
+public struct LoginAccount: Codable, Sendable, Equatable {
+    public var account: String
+    public var issuer: String
+    public var clientId: String
+    public var login: AccountLogin
+
+    public init(account: String, issuer: String, clientId: String, login: AccountLogin) {
+        self.account = account
+        self.issuer = issuer
+        self.clientId = clientId
+        self.login = login
     }
 }
 

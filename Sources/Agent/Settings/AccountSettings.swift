@@ -159,6 +159,33 @@ public struct AccountSettingsStore: Sendable {
         }
     }
 
+    /// Every account with a readable settings file, by name (for listing
+    /// while the vault is locked); files that are not ours or do not parse are left out.
+    public func all() -> [(account: String, settings: AccountSettings)] {
+        var found: [(account: String, settings: AccountSettings)] = []
+        for name in DirectoryEntries.names(in: directory) ?? [] where name.hasSuffix(".toml") {
+            guard let account = Self.account(fileName: String(name.dropLast(5))),
+                  (try? path(for: account)) == directory + "/" + name,
+                  let settings = try? load(account) else { continue }
+            found.append((account, settings))
+        }
+        return found.sorted { $0.account < $1.account }
+    }
+
+    /// The account a file name (without `.toml`) stands for: `path(for:)` undone.
+    static func account(fileName: String) -> String? {
+        var bytes: [UInt8] = []
+        var rest = Substring(fileName).utf8[...]
+        while let byte = rest.first {
+            rest = rest.dropFirst()
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard rest.count >= 2, let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+            rest = rest.dropFirst(2)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     public func remove(_ account: String) throws(AccountSettingsError) {
         let path = try path(for: account)
         do { try SecureFile.remove(path) } catch { throw .file(error.reason(about: path)) }

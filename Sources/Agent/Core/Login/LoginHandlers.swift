@@ -117,4 +117,14 @@ extension CoreServices {
             return marked
         }
     }
+
+    /// `token.list` while the vault is locked: the accounts `passkey login` made.
+    func lockedList() -> TokenList {
+        let accounts = accounts.all().map { entry in
+            LoginAccount(account: entry.account, issuer: entry.settings.issuer, clientId: entry.settings.clientId,
+                         login: AccountLogin(flow: entry.settings.flow.flatMap(LoginFlow.init(rawValue:)), subject: entry.settings.subject,
+                                             needsLogin: entry.settings.needsLogin))
+        }
+        return TokenList(tokens: [], damaged: [], locked: true, lockedAccounts: accounts)
+    }
 }

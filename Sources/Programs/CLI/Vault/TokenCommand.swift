@@ -68,7 +68,9 @@ struct TokenList: Verb {
         Subjects come from the ID token's claims, decoded for display without checking its signature. \
         An account whose tokens cannot be read is listed as such (`passkey token rm ACCOUNT` removes it), \
         and a damaged entry is named by its file on standard error. With no vault yet the list is \
-        empty and the exit status 0, as `passkey vault status` says.
+        empty and the exit status 0, as `passkey vault status` says. While the vault is locked, \
+        the accounts made by `passkey login` are listed from their settings (issuer, subject; \
+        no expiry), with exit status 0.
         """)
 
     @OptionGroup var runOptions: RunOptions
@@ -80,6 +82,13 @@ struct TokenList: Verb {
         if runOptions.json { Output.json(list); return }
         if list.noVault == true {
             Output.line("There is no vault yet, so no tokens are stored: `passkey vault init` creates it.")
+            return
+        }
+        if list.locked == true {
+            let rows = (list.lockedAccounts ?? []).map { [$0.account, $0.issuer, $0.login.subject ?? "-", "(locked)"] }
+            if !rows.isEmpty { TableOutput.print(header: ["ACCOUNT", "ISSUER", "SUBJECT", "EXPIRES"], rows: rows) }
+            StandardError.writeLine("passkey: the vault is locked: expiry times, and accounts stored with `passkey token put`, "
+                                    + "show after `passkey unlock`.")
             return
         }
         let unreadable = list.unreadableAccounts ?? []
