@@ -25,7 +25,9 @@ proc_watcher.py: wait until each has made two passes over /proc, as a real
 browser is slow to start), CONSENT_USER (default alice), CONSENT_FIELD (the form field
 naming the user: `user` for passkey-devserver, `sub` for oidc-provider-mock),
 CONSENT_ACTION (allow or deny; sent as `action`), CONSENT_LOG (a file to
-append what happened to, for the test to read).
+append what happened to, for the test to read), CONSENT_OPEN (`gio`: --follow
+hands an app URL to `gio open`, as a desktop browser does, instead of
+`$PASSKEY_PROGRAM invoke -`).
 """
 import html
 import os
@@ -124,6 +126,13 @@ def follow(url):
             log(f"follow: HTTP {status} without a redirect")
             sys.exit(1)
         location = urllib.parse.urljoin(url, location)
+        if not location.startswith(("http://", "https://")) and os.environ.get("CONSENT_OPEN") == "gio":
+            # As a desktop browser does: the app URL goes to its handler
+            # through GIO (D-Bus activation), never on the handler's command line.
+            log("follow: opening an app URL with gio open")
+            opened = subprocess.run(["gio", "open", location], capture_output=True, text=True)
+            log(f"gio open: exit {opened.returncode}: {opened.stderr.strip()}")
+            sys.exit(opened.returncode)
         if not location.startswith(("http://", "https://")):
             log("follow: handing over an app URL")
             # On standard input: a command line is readable by every local user,
