@@ -60,9 +60,11 @@ import TestSupport
               context: {cluster: local, user: work}
             current-context: local
             """.write(toFile: kubeconfig, atomically: true, encoding: .utf8)
+        // In a session of its own (setsid): no controlling terminal, even when the tests run in one,
+        // so that nothing could ask even if kubectl said the call may be interactive.
         func kubectl() throws -> ProcessResult {
-            try ProcessResult.run("/usr/bin/env", ["kubectl", "--kubeconfig", kubeconfig, "get", "--raw", "/api"], standardInput: nil,
-                                  environment: environment, scratch: scratch, timeout: 120)
+            try ProcessResult.run("/usr/bin/setsid", ["-w", "kubectl", "--kubeconfig", kubeconfig, "get", "--raw", "/api"],
+                                  standardInput: nil, environment: environment, scratch: scratch, timeout: 120)
         }
         func current() throws -> String {
             try setup.agent.passkey(["token", "get", "work", "--min-valid", "0"]).standardOutput

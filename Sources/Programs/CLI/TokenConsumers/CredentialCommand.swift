@@ -70,7 +70,7 @@ struct GitCredential: AsyncParsableCommand {
             let values = try GitCredentialHelper.parse(CredentialInput.gitDescription())
             guard let backend else { return }
             CredentialInput.writeOut(try await GitCredentialHelper.get(values, account: options.account, minValid: options.minValid, on: backend))
-        } catch let error as AgentError {
+        } catch {
             throw Output.fail(error, json: false)
         }
     }
@@ -93,7 +93,7 @@ struct DockerCredential: AsyncParsableCommand {
     var operation: String
 
     func run() async throws {
-        do {
+        do throws(AgentError) {
             switch operation {
             case "get":
                 // The backend before standard input, as for git.
@@ -107,7 +107,7 @@ struct DockerCredential: AsyncParsableCommand {
             case "version": CredentialInput.writeOut("docker-credential-passkey (passkey-agent) \(BuildInfo.version)\n")  // Name (Package) Version
             default: throw AgentError(.invalidInput, "Unknown credential action `\(operation)`")
             }
-        } catch let error as AgentError {
+        } catch {
             // docker reads the error from stdout: the message alone, as credentials.go prints it.
             CredentialInput.writeOut(error.message + "\n")
             throw ExitCode(1)
