@@ -136,12 +136,26 @@ import TestSupport
         }
         #expect(demo.standardOutput.components(separatedBy: "✔ Verified:").count == Self.demoChapters + 1)
         for step in ["register_", "success, userId demo-user", "token_already_used", "hmac-secret",
-                     "Signed in to", "exit 7", "Next, on your own machine:"] {
+                     "Signed in to", "exit 7", "Bound a passkey for Alice", "the demo answered OK, as the person",
+                     "Okta's tokens for alice are in the vault", "bob enrolled the key through IDX",
+                     "a wrong PIN left 2 tries", "over pcsc:Virtual PCD 00 00", "Next, on your own machine:"] {
             #expect(demo.standardOutput.contains(step), "missing: \(step)")
         }
     }
 
-    static let demoChapters = 4
+    static let demoChapters = 7
+
+    @Test func theDemoWithoutTheCardSaysWhatWouldRun() throws {
+        let harness = try AgentHarness()
+        let demo = try harness.passkey(["demo", "--no-card"], timeout: 180)
+        #expect(demo.status == 0, "\(demo.standardError)")
+        // Chapter 7 cannot run without the card: one line says what would run and how to enable it, and no verified line.
+        #expect(demo.standardOutput.components(separatedBy: "✔ Verified:").count == Self.demoChapters)
+        #expect(demo.standardOutput.contains("skipped (--no-card): it would run `passkey card setup`"))
+        #expect(demo.standardOutput.contains("skipped (--no-card): it would run `passkey devices`"))
+        #expect(demo.standardOutput.contains("sudo apt install pcscd vsmartcard-vpcd"))
+        #expect(!demo.standardOutput.contains("a wrong PIN left 2 tries"))
+    }
 
     @Test func oneDemoChapterRunsAlone() throws {
         let harness = try AgentHarness()

@@ -14,12 +14,17 @@ struct Demo {
     var pins: PINSource
     /// The chapters to run; empty: all.
     var chapters: [Int]
+    /// Leave the card out even when pcscd and vpcd are installed (the chapters then say what they would run).
+    var noCard = false
 
     static let titles = [
         1: "passkeys with passwordless.dev",
         2: "a vault opened by your security key (and a PIV card)",
         3: "passkey login, token get, refresh with rotation",
         4: "lock, refused while locked, unlock with a touch",
+        5: "Okta + Beyond Identity: a bound passkey, an invoke URL",
+        6: "Okta IDX with the security key: enrol, sign in again",
+        7: "NFC: the same key operations over PC/SC",
     ]
 
     func run() async throws(AgentError) {
@@ -37,13 +42,17 @@ struct Demo {
         var timings: [(Int, Duration)] = []
         do {
             // The card goes in before the agent starts: the agent must find the private pcscd.
-            if selected.contains(2) || selected.contains(7) { try await world.startCard() }
+            if noCard {
+                world.pcscMissing = "--no-card"
+            } else if selected.contains(2) || selected.contains(7) {
+                try await world.startCard()
+            }
             for number in selected {
                 say.chapter(number, Self.titles[number]!)
                 let started = ContinuousClock.now
                 let verified = try await chapter(number, world: world, say: say)
                 timings.append((number, ContinuousClock.now - started))
-                say.verified(verified)
+                if !verified.isEmpty { say.verified(verified) }
             }
         } catch {
             await world.shutdown()
@@ -66,6 +75,9 @@ struct Demo {
         case 2: return try await VaultChapter(world: world, say: say).run()
         case 3: return try await LoginChapter(world: world, say: say).run()
         case 4: return try await LockChapter(world: world, say: say).run()
+        case 5: return try await BeyondIdentityChapter(world: world, say: say).run()
+        case 6: return try await IDXChapter(world: world, say: say).run()
+        case 7: return try await NFCChapter(world: world, say: say).run()
         default: throw AgentError(.invalidInput, "chapter \(number) is not written yet")
         }
     }

@@ -28,13 +28,15 @@ struct PasskeyDemoCommand: AsyncParsableCommand {
     var device: String?
     @Option(name: .long, help: "Run only this chapter (1 to 7); repeat it for several. Default: all.")
     var chapter: [Int] = []
+    @Flag(name: .long, help: "Leave the virtual card out even when pcscd and vpcd are installed.")
+    var noCard = false
     @OptionGroup var pinOptions: PINOptions
 
     init() {}
 
     func run() async throws {
         do {
-            try await Demo(device: device, pins: pinOptions.source, chapters: chapter).run()
+            try await Demo(device: device, pins: pinOptions.source, chapters: chapter, noCard: noCard).run()
         } catch {
             throw Output.fail(error, json: false)
         }

@@ -31,9 +31,9 @@ struct VaultChapter {
         var verified = "a vault opened by the key's hmac-secret stores a token and gives it back; no file holds it in the clear"
 
         guard let pcsc = world.pcsc else {
-            say.step("PIV card: skipped — \(world.pcscMissing ?? "not started")")
-            say.detail("would run: passkey card setup; passkey vault add-slot piv; a wrong PIN answered with the tries left")
-            say.detail("enable it: `sudo apt install pcscd vsmartcard-vpcd` (scripts/install-dependencies does), then run the demo again")
+            say.step("PIV card: skipped (\(world.pcscMissing ?? "not started")): it would run `passkey card setup`, "
+                     + "`passkey vault add-slot piv` and a wrong PIN answered with the tries left; enable it with "
+                     + "`sudo apt install pcscd vsmartcard-vpcd` (scripts/install-dependencies --test installs them)")
             return verified
         }
         say.step("passkey card setup --reader \"\(DemoPCSC.reader)\"  (passkey-vcard on a private pcscd: a new P-256 key in PIV slot 9D)")

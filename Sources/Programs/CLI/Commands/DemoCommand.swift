@@ -20,12 +20,15 @@ struct DemoCommand: ParsableCommand {
     var device: String?
     @Option(name: .long, help: "Run only this chapter (1 to 7); repeat it for several. Default: all.")
     var chapter: [Int] = []
+    @Flag(name: .long, help: "Leave the virtual card out even when pcscd and vpcd are installed.")
+    var noCard = false
     @OptionGroup var pinOptions: PINOptions
 
     func run() throws {
         var arguments = ["passkey-demo"]
         if let device { arguments += ["--device", device] }
         for number in chapter { arguments += ["--chapter", String(number)] }
+        if noCard { arguments.append("--no-card") }
         if pinOptions.pinStdin { arguments.append("--pin-stdin") }
         throw Output.fail(SiblingProgram.exec("passkey-demo", arguments: arguments), json: false)
     }
