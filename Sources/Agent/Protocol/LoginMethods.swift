@@ -69,12 +69,16 @@ public enum LoginBeginMethod: AgentMethod {
         /// ones: https, or http to this machine.
         public var deviceAuthorizationEndpoint: String?
         public var revocationEndpoint: String?
+        /// okta-idx: the identifier to sign in as (`--username`); absent: the
+        /// one the account's last sign-in used, returned in `LoginStarted.username`.
+        public var username: String?
 
         public init(account: String, issuer: String? = nil, clientId: String? = nil, clientSecret: String? = nil, scopes: [String]? = nil,
                     flow: LoginFlow? = nil, display: Bool? = nil, port: Int? = nil, redirectURI: String? = nil,
                     extra: [String: String]? = nil, force: Bool? = nil, timeout: Int? = nil, authenticator: String? = nil,
                     device: DeviceChoice? = nil, pin: String? = nil, interactive: Bool? = nil,
-                    deviceAuthorizationEndpoint: String? = nil, revocationEndpoint: String? = nil) {
+                    deviceAuthorizationEndpoint: String? = nil, revocationEndpoint: String? = nil, username: String? = nil) {
+            self.username = username
             self.account = account
             self.issuer = issuer
             self.clientId = clientId
@@ -124,11 +128,14 @@ public struct LoginStarted: Codable, Sendable, Equatable {
     public var expiresAt: Int64
     /// okta-idx: the first step (a form to fill), or `done` already.
     public var idx: IDXStep?
+    /// okta-idx: the identifier to fill in (given, else saved from the last sign-in).
+    public var username: String?
 
     public init(account: String, issuer: String, flow: LoginFlow, authorizationURL: String? = nil, launchPage: String? = nil,
                 launchPageProblem: String? = nil, redirectURI: String? = nil,
                 userCode: String? = nil, verificationURI: String? = nil, verificationURIComplete: String? = nil, expiresAt: Int64,
-                idx: IDXStep? = nil) {
+                idx: IDXStep? = nil, username: String? = nil) {
+        self.username = username
         self.account = account
         self.issuer = issuer
         self.flow = flow

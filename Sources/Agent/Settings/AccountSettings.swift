@@ -15,6 +15,8 @@ import SecureFiles
 /// needs_login = false
 /// device_authorization_endpoint = "https://login.example.com/device"   # only when given to `passkey login`
 /// revocation_endpoint = "https://login.example.com/revoke"             # likewise
+/// idp = "0oa1bi"                  # `--idp`: the identity provider Okta routes to
+/// username = "alice@example.com"  # okta-idx: the identifier the sign-in used
 /// ```
 public struct AccountSettings: Sendable, Equatable {
     public var issuer: String
@@ -30,9 +32,16 @@ public struct AccountSettings: Sendable, Equatable {
     /// (the provider does not advertise them): used instead of discovery's.
     public var deviceAuthorizationEndpoint: String?
     public var revocationEndpoint: String?
+    /// `--idp` (Okta's `idp` authorization parameter): later logins route there too.
+    public var idp: String?
+    /// okta-idx: the identifier the last sign-in gave, filled in again without asking.
+    public var username: String?
 
     public init(issuer: String, clientId: String, scopes: [String], flow: String?, subject: String?, needsLogin: Bool = false,
-                deviceAuthorizationEndpoint: String? = nil, revocationEndpoint: String? = nil) {
+                deviceAuthorizationEndpoint: String? = nil, revocationEndpoint: String? = nil, idp: String? = nil,
+                username: String? = nil) {
+        self.idp = idp
+        self.username = username
         self.issuer = issuer
         self.clientId = clientId
         self.scopes = scopes
@@ -54,6 +63,8 @@ public struct AccountSettings: Sendable, Equatable {
         lines.append("needs_login = \(needsLogin)")
         if let deviceAuthorizationEndpoint { lines.append("device_authorization_endpoint = \(Self.quoted(deviceAuthorizationEndpoint))") }
         if let revocationEndpoint { lines.append("revocation_endpoint = \(Self.quoted(revocationEndpoint))") }
+        if let idp { lines.append("idp = \(Self.quoted(idp))") }
+        if let username { lines.append("username = \(Self.quoted(username))") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -70,7 +81,8 @@ public struct AccountSettings: Sendable, Equatable {
         self.init(issuer: issuer, clientId: clientId, scopes: scopes, flow: document.string("", "flow"),
                   subject: document.string("", "subject"), needsLogin: document.boolean("", "needs_login") ?? false,
                   deviceAuthorizationEndpoint: document.string("", "device_authorization_endpoint"),
-                  revocationEndpoint: document.string("", "revocation_endpoint"))
+                  revocationEndpoint: document.string("", "revocation_endpoint"),
+                  idp: document.string("", "idp"), username: document.string("", "username"))
     }
 
     static func quoted(_ text: String) -> String {

@@ -50,7 +50,8 @@ extension CoreServices {
         let ceremony = IDXCeremony(device: params.device, pin: params.pin,
                                    interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false))
         let step = try await advanceIDX(login, ceremony: ceremony, notices: [])
-        return LoginStarted(account: plan.account, issuer: plan.issuer, flow: .oktaIDX, expiresAt: expiresAt, idx: step)
+        return LoginStarted(account: plan.account, issuer: plan.issuer, flow: .oktaIDX, expiresAt: expiresAt, idx: step,
+                            username: plan.username)
     }
 
     func proceedIDX(_ params: LoginIDXProceedMethod.Params, interaction: any UserInteraction) async throws -> IDXStep {
@@ -84,6 +85,11 @@ extension CoreServices {
             // The IDXError must reach the catch below as it is: a form error
             // keeps the sign-in, anything else ends it.
             let next = try await login.client.proceed(form, values: params.values ?? [:], stateHandle: response.stateHandle)
+            // The identifier the person gave is saved at the end, for the next sign-in.
+            if let identifier = params.values?.first(where: { $0.key == "identifier" || $0.key.hasSuffix(".identifier") })?.value,
+               (1...256).contains(identifier.utf8.count), TokenError.sanitised(identifier) == identifier {
+                await login.remember(username: identifier)
+            }
             await login.update(next)
         } catch let error as IDXError {
             // A form the person filled wrongly can be filled again: the sign-in goes on.
@@ -143,7 +149,9 @@ extension CoreServices {
                 }
                 let transaction = await login.transaction
                 let tokens = try await login.client.exchange(success, transaction: transaction)
-                let result = try await land(tokens, nonce: transaction.nonce, plan: login.plan)
+                var plan = login.plan
+                plan.username = await login.username ?? plan.username
+                let result = try await land(tokens, nonce: transaction.nonce, plan: plan)
                 logins.remove(login)
                 return IDXStep(done: true, login: result, messages: notices, expiresAt: login.expiresAt)
             case .ask(let form):

@@ -23,6 +23,8 @@ actor IDXLogin {
     var restarted = false
     /// Steps taken so far, asked or automatic: the whole sign-in's loop guard.
     var steps = 0
+    /// The identifier sent in an identify form: saved with the account when the sign-in lands.
+    var username: String?
 
     /// Automatic steps in a row (select, enroll, challenge) before the loop stops.
     static let maximumAutomaticSteps = 12
@@ -38,6 +40,10 @@ actor IDXLogin {
         self.expiresAt = expiresAt
         self.transaction = transaction
         self.response = response
+    }
+
+    func remember(username: String) {
+        self.username = username
     }
 
     func update(_ response: IDXResponse) {

@@ -34,7 +34,19 @@ extension CoreServices {
         }
         let scopes = params.scopes ?? saved?.scopes ?? Self.defaultScopes
         try Self.checkScopes(scopes)
-        let extra = try Self.checkExtra(params.extra ?? [:])
+        // `--idp` is remembered: a later `passkey login ACCOUNT` routes to the same
+        // identity provider; `--idp ''` stops routing.
+        var extraParameters = params.extra ?? [:]
+        if extraParameters["idp"] == nil, let idp = saved?.idp { extraParameters["idp"] = idp }
+        if extraParameters["idp"] == "" { extraParameters["idp"] = nil }
+        let idp = extraParameters["idp"]
+        let extra = try Self.checkExtra(extraParameters)
+        let username = params.username ?? saved?.username
+        if let username {
+            guard (1...256).contains(username.utf8.count), TokenError.sanitised(username) == username else {
+                throw AgentError(.invalidInput, "--username is 1 to 256 characters without control characters")
+            }
+        }
         let timeout = params.timeout ?? 300
         guard (1...1800).contains(timeout) else { throw AgentError(.invalidParams, "`timeout` is 1 to 1800 seconds") }
         let port = params.port ?? 0
@@ -63,12 +75,13 @@ extension CoreServices {
         let revocationEndpoint = try Self.endpoint(params.revocationEndpoint ?? saved?.revocationEndpoint, option: "--revocation-endpoint")
         let metadata = Self.overriding(try await provider.metadata(), deviceAuthorization: deviceEndpoint, revocation: revocationEndpoint)
         let flow = try Self.chooseFlow(params.flow ?? saved?.flow.flatMap(LoginFlow.init(rawValue:)) ?? .auto,
-                                       display: params.display ?? false, metadata: metadata)
+                                       display: params.display ?? false, metadata: metadata, routed: idp != nil)
         let deadline = OutsideSeconds.instant(Int64(timeout), after: TokenSet.now())
         let plan = LoginPlan(account: account, issuer: issuer, clientId: clientId, clientSecret: clientSecret, scopes: scopes, flow: flow,
                              force: params.force == true, previousSubject: saved?.subject, provider: provider,
                              metadata: metadata, timeout: .seconds(timeout),
-                             endpoints: .init(deviceAuthorization: deviceEndpoint, revocation: revocationEndpoint))
+                             endpoints: .init(deviceAuthorization: deviceEndpoint, revocation: revocationEndpoint),
+                             idp: idp, username: flow == .oktaIDX ? username : nil)
         if flow == .oktaIDX {
             return try await beginIDX(plan, params: params, interaction: interaction)
         }
@@ -138,13 +151,21 @@ extension CoreServices {
     }
 
     /// `auto`: a browser where there is a display; without one the device
-    /// grant when the provider has it, else paste (login.md §5.2).
-    static func chooseFlow(_ asked: LoginFlow, display: Bool, metadata: ProviderMetadata) throws(AgentError) -> LoginFlow {
+    /// grant when the provider has it, else paste (login.md §5.2). A login
+    /// routed to an identity provider (`idp`) needs the authorization request
+    /// that carries it, which the device grant has not: paste then, and an
+    /// explicit device flow is refused rather than routed nowhere.
+    static func chooseFlow(_ asked: LoginFlow, display: Bool, metadata: ProviderMetadata,
+                           routed: Bool = false) throws(AgentError) -> LoginFlow {
         switch asked {
         case .auto:
             if display { return .browser }
-            return metadata.deviceAuthorizationEndpoint != nil ? .device : .paste
+            return metadata.deviceAuthorizationEndpoint != nil && !routed ? .device : .paste
         case .device:
+            guard !routed else {
+                throw AgentError(.invalidInput, "--idp routes the browser's authorization request, which the device flow does not have: "
+                                 + "use --flow browser or --flow paste (or --idp '' to stop routing)")
+            }
             guard metadata.deviceAuthorizationEndpoint != nil else {
                 throw AgentError(.unsupported, "\(metadata.issuer) advertises no device authorization endpoint: give it with "
                                  + "--device-authorization-endpoint URL, or use --flow browser or --flow paste")
@@ -257,6 +278,9 @@ struct LoginPlan: Sendable {
     let timeout: Duration
     /// The endpoints given instead of the provider's (saved with the account).
     var endpoints = EndpointOverrides()
+    /// Saved with the account: the `idp` routed to, and okta-idx's identifier.
+    var idp: String?
+    var username: String?
 }
 
 /// `--device-authorization-endpoint` / `--revocation-endpoint`, checked.

@@ -37,7 +37,7 @@ extension CoreServices {
         let settings = AccountSettings(issuer: plan.issuer, clientId: plan.clientId, scopes: plan.scopes,
                                        flow: plan.flow.rawValue, subject: claims?.subject ?? plan.previousSubject,
                                        deviceAuthorizationEndpoint: plan.endpoints.deviceAuthorization,
-                                       revocationEndpoint: plan.endpoints.revocation)
+                                       revocationEndpoint: plan.endpoints.revocation, idp: plan.idp, username: plan.username)
         try accounts.save(settings, for: plan.account)
         return LoginResult(account: plan.account, issuer: plan.issuer, subject: claims?.subject,
                            displayName: claims.flatMap { $0.name ?? $0.preferredUsername ?? $0.email },

@@ -65,7 +65,7 @@ struct LoginCommand: Verb {
     var noBrowser = false
     @Option(help: "Who is signing in, as a hint to the provider (login_hint).")
     var loginHint: String?
-    @Option(help: "An identity provider to route to (Okta's idp parameter).")
+    @Option(help: "An identity provider to route to (Okta's idp parameter). Saved with the account; --idp '' stops routing.")
     var idp: String?
     @Option(help: "The provider's RFC 8628 device authorization endpoint, when neither its discovery document nor its RFC 8414 metadata names one (https://, or http:// on loopback). Saved with the account.")
     var deviceAuthorizationEndpoint: String?
@@ -82,7 +82,7 @@ struct LoginCommand: Verb {
     @Option(help: ArgumentHelp("okta-idx: sign in through Okta Identity Engine's forms in the terminal, with a security key.",
                                discussion: "The agent runs IDX (interact, introspect, the remediation forms, the interaction_code grant); the security key is chosen when Okta offers it, enrolled if it is new, and touched to sign in."))
     var via: String?
-    @Option(help: "okta-idx: the user name to sign in as (else it is asked).")
+    @Option(help: "okta-idx: the user name to sign in as (else the one the account's last sign-in used, else it is asked).")
     var username: String?
     @Flag(help: "okta-idx: read the password from standard input (one line) when Okta asks for one.")
     var passwordStdin = false
@@ -139,12 +139,13 @@ struct LoginCommand: Verb {
             display: BrowserLauncher.hasDisplay(environment) && !noBrowser, port: port, redirectURI: redirectURI,
             extra: extra.isEmpty ? nil : extra, force: force ? true : nil, timeout: timeout, authenticator: authenticator,
             device: deviceOptions.choice, interactive: interaction.canAnswer,
-            deviceAuthorizationEndpoint: deviceAuthorizationEndpoint, revocationEndpoint: revocationEndpoint)
+            deviceAuthorizationEndpoint: deviceAuthorizationEndpoint, revocationEndpoint: revocationEndpoint, username: username)
         let started = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
             try await backend.call(LoginBeginMethod.self, params, interaction: interaction)
         }
         if started.flow == .oktaIDX, let first = started.idx {
-            var conversation = IDXConversation(account: account, backend: backend, interaction: interaction, username: username,
+            var conversation = IDXConversation(account: account, backend: backend, interaction: interaction,
+                                               username: username ?? started.username,
                                                password: password, device: deviceOptions.choice)
             report(try await conversation.run(first))
             return
