@@ -101,6 +101,9 @@ import TestSupport
             url = "https://git.example.org/team"
             account = "work"
             username = "alice"
+            [credential.broken]
+            url = "git.example.net"
+            account = "work"
             """)
         let helper = try ProgramPaths.built("git-credential-passkey")
         func run(_ arguments: [String], _ input: String) throws -> ProcessResult {
@@ -122,10 +125,17 @@ import TestSupport
                       "protocol=https\nhost=git.example.org\npath=teammate/x.git\n\n",             // a longer name, not a segment
                       "protocol=https\nhost=git.example.org.evil.test\npath=team/x.git\n\n",
                       "protocol=https\nhost=git.example.org:8443\npath=team/x.git\n\n",
-                      "protocol=http\nhost=git.example.org\npath=team/x.git\n\n"] {
+                      "protocol=http\nhost=git.example.org\npath=team/x.git\n\n",
+                      "protocol=https\nhost=git.example.org\npath=team/../other/x.git\n\n",    // not inside /team once squashed
+                      "protocol=https\nhost=git.example.org\npath=team/%2E%2e/other/x.git\n\n"] {
             let none = try run(["get"], other)
             #expect(none.status == 0 && none.standardOutput.isEmpty, "\(other): \(none.standardOutput)")
         }
+        // A table passkey cannot read is named, not silently skipped.
+        let broken = try run(["get"], "protocol=https\nhost=git.example.net\n\n")
+        #expect(broken.status == 0 && broken.standardOutput.isEmpty)
+        #expect(broken.standardError.contains("[credential.broken] in config.toml names no server passkey can read"), "\(broken.standardError)")
+
         // store and erase read their input and change nothing: the vault still answers.
         #expect(try run(["store"], "protocol=https\nhost=git.example.org\nusername=alice\npassword=typed\n\n").standardOutput.isEmpty)
         #expect(try run(["erase"], "protocol=https\nhost=git.example.org\npath=team/x.git\n\n").status == 0)

@@ -1,6 +1,7 @@
 import AgentProtocol
 import FoundationEssentials
 import Settings
+import StandardError
 
 /// Which account's token a server gets: the `[credential.NAME]` tables of
 /// config.toml, matched on the parsed URL (scheme, host, port and whole path
@@ -29,6 +30,9 @@ struct CredentialRoutes {
                   components.user == nil, components.password == nil else { return nil }
             self.init(scheme: scheme, host: host.lowercased(), port: components.port, path: components.percentEncodedPath)
             guard port.map({ (1...65_535).contains($0) }) ?? true else { return nil }
+            // `team/../other` is not inside `team` (HTTP clients squash dot
+            // segments before sending), whatever its text says; %2e is a dot too.
+            guard !path.contains(where: { [".", ".."].contains($0.lowercased().replacing("%2e", with: ".")) }) else { return nil }
         }
 
         init(scheme: String, host: String, port: Int?, path: String) {
@@ -48,7 +52,8 @@ struct CredentialRoutes {
     }
 
     let routes: [Route]
-    /// Tables that name no server passkey can read, for the error that says so.
+    /// Tables whose `url` or `host` passkey cannot read (a url without a
+    /// scheme, a host with a path): named on stderr when nothing matched.
     let unreadable: [String]
 
     init(_ credentials: [Settings.Credential]) {
@@ -74,6 +79,14 @@ struct CredentialRoutes {
             return CredentialRoutes(try Settings.load(from: AgentPaths(environment: environment).configFile).credentials)
         } catch {
             throw AgentError(.invalidInput, error.description)
+        }
+    }
+
+    /// Says on stderr which tables were ignored (git and a person at a terminal see it).
+    func reportUnreadable() {
+        for name in unreadable {
+            StandardError.writeLine("passkey: [credential.\(name)] in config.toml names no server passkey can read "
+                                    + "(url = \"https://HOST[:PORT][/PATH]\", or host = \"HOST[:PORT]\"); ignored")
         }
     }
 

@@ -39,8 +39,9 @@ enum DockerCredentialHelper {
     /// The route for `url`, or the error docker reads as "none here".
     static func route(_ url: String, account explicit: String?) throws(AgentError) -> (account: String, username: String?) {
         if let explicit { return (explicit, nil) }
-        guard let server = server(url),
-              let route = try CredentialRoutes.load(environment: ProcessEnvironment.current).route(for: server) else {
+        let routes = try CredentialRoutes.load(environment: ProcessEnvironment.current)
+        guard let server = server(url), let route = routes.route(for: server) else {
+            routes.reportUnreadable()  // on stderr: docker reads only stdout
             throw AgentError(.notFound, notFound)
         }
         return (route.credential.account, route.credential.username)

@@ -55,7 +55,10 @@ enum GitCredentialHelper {
         var username = values["username"]
         if account == nil {
             let routes = try CredentialRoutes.load(environment: ProcessEnvironment.current)
-            guard let route = routes.route(for: server) else { return "" }
+            guard let route = routes.route(for: server) else {
+                routes.reportUnreadable()
+                return ""
+            }
             account = route.credential.account
             username = username ?? route.credential.username
         }
