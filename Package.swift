@@ -155,7 +155,7 @@ let package = Package(
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
         .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
-                                                   "ISO7816", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol",
+                                                   "ISO7816", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol", "PasskeyCLI",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
         // Fuzz build: ASan's runtime, and lld (gold fails on this binary); scripts/fuzz

@@ -77,6 +77,14 @@ public struct Settings: Sendable, Equatable {
         public var host: String?
         public var account: String
         public var username: String?
+
+        public init(name: String, url: String?, host: String?, account: String, username: String?) {
+            self.name = name
+            self.url = url
+            self.host = host
+            self.account = account
+            self.username = username
+        }
     }
 
     /// The table prefix of credential routes.

@@ -7,22 +7,22 @@ import StandardError
 /// config.toml, matched on the parsed URL (scheme, host, port and whole path
 /// segments; never a prefix of the text, so `https://git.example.com` does
 /// not match `https://git.example.com.evil.org`).
-struct CredentialRoutes {
+package struct CredentialRoutes {
     /// A server as a tool names it.
-    struct Server: Equatable {
-        var scheme: String
+    package struct Server: Equatable {
+        package var scheme: String
         /// Lowercased; an IPv6 literal keeps its brackets.
-        var host: String
-        var port: Int?
+        package var host: String
+        package var port: Int?
         /// Path segments, without empty ones.
-        var path: [String]
+        package var path: [String]
 
         var effectivePort: Int? { port ?? Self.defaultPorts[scheme] }
         static let defaultPorts = ["https": 443, "http": 80]
 
         /// `scheme://host[:port][/path]`; a text with no `://` is a host (and
         /// path) under `defaultScheme`, as docker writes `registry.example.com`.
-        init?(_ text: String, defaultScheme: String? = nil) {
+        package init?(_ text: String, defaultScheme: String? = nil) {
             guard text.utf8.count <= 4096, !text.contains(where: { $0.isWhitespace || $0.isNewline }) else { return nil }
             let full = text.contains("://") ? text : defaultScheme.map { "\($0)://\(text)" }
             guard let full, let components = URLComponents(string: full), let scheme = components.scheme?.lowercased(),
@@ -44,19 +44,19 @@ struct CredentialRoutes {
     }
 
     /// What config.toml said, each route with its parsed server.
-    struct Route {
-        var credential: Settings.Credential
-        var server: Server
+    package struct Route {
+        package var credential: Settings.Credential
+        package var server: Server
         /// From `host =`: any scheme.
         var anyScheme: Bool
     }
 
-    let routes: [Route]
+    package let routes: [Route]
     /// Tables whose `url` or `host` passkey cannot read (a url without a
     /// scheme, a host with a path): named on stderr when nothing matched.
     let unreadable: [String]
 
-    init(_ credentials: [Settings.Credential]) {
+    package init(_ credentials: [Settings.Credential]) {
         var routes: [Route] = [], unreadable: [String] = []
         for credential in credentials {
             if let url = credential.url, credential.host == nil, let server = Server(url), url.contains("://") {
@@ -93,7 +93,7 @@ struct CredentialRoutes {
     /// The route for `server`: the one whose path is longest among those
     /// that match (a team's path beats its whole host), the first table by
     /// name among equals; nil when none does.
-    func route(for server: Server) -> Route? {
+    package func route(for server: Server) -> Route? {
         var best: Route?
         for route in routes where matches(route, server) {
             if best == nil || route.server.path.count > best!.server.path.count { best = route }

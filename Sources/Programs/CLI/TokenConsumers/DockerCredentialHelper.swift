@@ -7,7 +7,7 @@ import Settings
 /// `{"ServerURL","Username","Secret"}`; every error is one plain line on
 /// stdout and status 1 — docker reads stdout, and treats exactly
 /// `credentials not found in native keychain` as "no credentials here".
-enum DockerCredentialHelper {
+package enum DockerCredentialHelper {
     static let notFound = "credentials not found in native keychain"
 
     /// The longest input read: a server URL, or store's small JSON object.
@@ -21,12 +21,12 @@ enum DockerCredentialHelper {
 
     /// A server as docker names it: `https://index.docker.io/v1/`,
     /// `registry.example.com`, `127.0.0.1:5000`; without a scheme it is https.
-    static func server(_ text: String) -> CredentialRoutes.Server? {
+    package static func server(_ text: String) -> CredentialRoutes.Server? {
         CredentialRoutes.Server(text, defaultScheme: "https")
     }
 
     /// The server URL on stdin (trimmed, as credentials.go does).
-    static func serverURL(_ input: [UInt8]) throws(AgentError) -> String {
+    package static func serverURL(_ input: [UInt8]) throws(AgentError) -> String {
         guard input.count <= maxInput, let text = String(validating: input, as: UTF8.self) else {
             throw AgentError(.invalidInput, "the server URL is not UTF-8 text of at most 64 KiB")
         }

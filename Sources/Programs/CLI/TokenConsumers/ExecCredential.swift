@@ -9,7 +9,7 @@ import Settings
 /// whether the plugin may ask anyone anything; the answer is an
 /// ExecCredential with `status.token` and `status.expirationTimestamp`
 /// (RFC 3339), until which kubectl reuses the token without running us.
-struct ExecCredential: Encodable {
+package struct ExecCredential: Encodable {
     struct Status: Encodable {
         var token: String
         var expirationTimestamp: String?
@@ -20,18 +20,18 @@ struct ExecCredential: Encodable {
     var status: Status
 
     /// The API versions of client.authentication.k8s.io that have this shape.
-    static let apiVersions = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"]
+    package static let apiVersions = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"]
 
     /// What kubectl said about this call.
-    struct Call: Equatable {
-        var apiVersion: String
+    package struct Call: Equatable {
+        package var apiVersion: String
         /// nil when kubectl did not say (v1beta1 may leave it out): then a terminal decides.
-        var interactive: Bool?
+        package var interactive: Bool?
     }
 
     /// Reads KUBERNETES_EXEC_INFO; without it (run by hand, or an old
     /// client), v1 and no word on interactivity.
-    static func call(environment: [String: String]) throws(AgentError) -> Call {
+    package static func call(environment: [String: String]) throws(AgentError) -> Call {
         guard let text = environment["KUBERNETES_EXEC_INFO"], !text.isEmpty else {
             return Call(apiVersion: apiVersions[0], interactive: nil)
         }

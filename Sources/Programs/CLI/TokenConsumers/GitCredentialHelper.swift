@@ -9,13 +9,13 @@ import Settings
 /// (the access token) and `password_expiry_utc` (git ≥ 2.41 forgets the
 /// password then; older versions ignore the key). No match means no answer
 /// and status 0, so that git asks its next helper or the person.
-enum GitCredentialHelper {
+package enum GitCredentialHelper {
     /// The longest input read: git's own descriptions are a few hundred bytes.
     static let maxInput = 1 << 20
 
     /// The `key=value` lines until a blank one; a later value of a key wins
     /// (git's own rule), `key[]` values are lists git uses for other helpers.
-    static func parse(_ bytes: [UInt8]) throws(AgentError) -> [String: String] {
+    package static func parse(_ bytes: [UInt8]) throws(AgentError) -> [String: String] {
         guard bytes.count <= maxInput else { throw AgentError(.invalidInput, "git's credential description is longer than 1 MiB") }
         guard let text = String(validating: bytes, as: UTF8.self), !text.contains("\0") else {
             throw AgentError(.invalidInput, "git's credential description is not UTF-8 text")
@@ -34,7 +34,7 @@ enum GitCredentialHelper {
     /// The server git describes: `protocol`, `host` (with its port), and
     /// `path` when credential.useHttpPath is set; or `url`, which git may
     /// send instead (git-credential(1)).
-    static func server(_ values: [String: String]) -> CredentialRoutes.Server? {
+    package static func server(_ values: [String: String]) -> CredentialRoutes.Server? {
         if let url = values["url"], values["host"] == nil { return CredentialRoutes.Server(url) }
         guard let scheme = values["protocol"], let host = values["host"], !host.contains("/"), !host.contains("@") else { return nil }
         return CredentialRoutes.Server("\(scheme)://\(host)/\(values["path"] ?? "")")
@@ -42,7 +42,7 @@ enum GitCredentialHelper {
 
     /// Whether a token may go to this server: https, or http to this machine
     /// (a token in clear over a network is anyone's on the way).
-    static func mayReceiveToken(_ server: CredentialRoutes.Server) -> Bool {
+    package static func mayReceiveToken(_ server: CredentialRoutes.Server) -> Bool {
         server.scheme == "https"
             || (server.scheme == "http" && (LoopbackHost.isLoopback(server.host) || LoopbackHost.isIPv6Loopback(server.host)))
     }
