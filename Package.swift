@@ -142,7 +142,7 @@ let package = Package(
         .executableTarget(name: "passkey-local", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Interaction"],
                           path: "Sources/Programs/passkey-local"),
         .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
-        .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless",
+        .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless", "OpenID",
                                                               "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Sources/Programs/passkey-demo"),
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),

@@ -136,7 +136,7 @@ import TestSupport
         }
         #expect(demo.standardOutput.components(separatedBy: "✔ Verified:").count == Self.demoChapters + 1)
         for step in ["register_", "success, userId demo-user", "token_already_used", "hmac-secret",
-                     "Signed in to", "exit 7", "Bound a passkey for Alice", "the demo answered OK, as the person",
+                     "Signed in to", "the old refresh token was refused (invalid_grant)", "exit 7", "Bound a passkey for Alice", "the demo answered OK, as the person",
                      "Okta's tokens for alice are in the vault", "bob enrolled the key through IDX",
                      "a wrong PIN left 2 tries", "over pcsc:Virtual PCD 00 00", "Next, on your own machine:"] {
             #expect(demo.standardOutput.contains(step), "missing: \(step)")

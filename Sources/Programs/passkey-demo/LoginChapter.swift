@@ -27,8 +27,9 @@ struct LoginChapter {
         }
         say.detail("→ accepted: the server revokes the whole family when a spent refresh token is presented")
         world.lastAccessToken = access3
-        return "login landed tokens for alice from \(world.server.issuer); two refreshes in a row each gave a new access token, "
-            + "the second accepted only with the rotated refresh token"
+        let reuse = try await DemoRefreshReuse(world: world, say: say).run()
+        return "login landed tokens for alice from \(world.server.issuer); two refreshes in a row each gave a new access token; "
+            + reuse
     }
 
     /// `passkey login work` with the demo at the browser; the first access token. Quiet for a chapter run alone.
