@@ -53,3 +53,40 @@ import Glibc
         #expect(again.standardOutput.contains("Signed in"), "\(again.standardOutput)")
     }
 }
+
+/// `passkey login --via okta-idx --pin-stdin`: a PIN-protected key from a script.
+@Suite struct LoginPINStdinTests {
+    @Test("okta-idx with a PIN-protected key: without a terminal the error names --pin-stdin; with it the key enrols and signs in")
+    func pinFromStandardInput() throws {
+        // The agent's key refuses every finger, so user verification needs the
+        // PIN; the PIN and the vault are made first, in-process, by an accepted finger.
+        let agent = try VaultAgent(extraEnvironment: ["PASSKEY_VIRTUAL_VERIFICATION": "deny"])
+        let acceptedFinger = ["PASSKEY_VIRTUAL_VERIFICATION": "approve"]
+        try VaultAgent.require(try agent.harness.passkey(["pin", "set", "--device", "virtual", "--pin-stdin", "--no-agent"],
+                                                         standardInput: "246810\n", extraEnvironment: acceptedFinger), "pin set")
+        try VaultAgent.require(try agent.harness.passkey(["vault", "init", "--slot", "fido2", "--device", "virtual", "--no-agent"],
+                                                         extraEnvironment: acceptedFinger), "vault init")
+        let users = agent.harness.home + "/idx-users"
+        try "alice:correct horse battery\nbob\n".write(toFile: users, atomically: true, encoding: .utf8)
+        chmod(users, 0o600)
+        let provider = try LoginProvider.devserver(["--idx-users-file", users, "--idx-user-verification", "required"])
+        try agent.start()
+        try VaultAgent.require(try agent.harness.passkey(["unlock", "--slot", "fido2", "--device", "virtual", "--pin-stdin"],
+                                                         standardInput: "246810\n"), "unlock")
+
+        let noPIN = try IDXLoginThroughAgentTests.login(agent, provider, ["--username", "bob"])
+        #expect(noPIN.status != 0)
+        #expect(noPIN.standardError.contains("--pin-stdin"), "\(noPIN.standardError)")
+
+        let base = ["--via", "okta-idx", "--issuer", provider.issuer, "--client-id", "cli", "--device", "virtual"]
+        let enrolled = try agent.harness.passkey(["login", "okta"] + base + ["--username", "bob", "--pin-stdin"],
+                                                 standardInput: "246810\n", timeout: 90)
+        #expect(enrolled.status == 0, "\(enrolled.standardError)")
+        // Alice has a password too: the password first, then the PIN.
+        let alice = try agent.harness.passkey(["login", "alice"] + base + ["--username", "alice", "--pin-stdin", "--password-stdin"],
+                                              standardInput: "correct horse battery\n246810\n", timeout: 90)
+        #expect(alice.status == 0, "\(alice.standardError)")
+        let again = try agent.harness.passkey(["login", "okta", "--device", "virtual", "--pin-stdin"], standardInput: "246810\n", timeout: 90)
+        #expect(again.status == 0, "\(again.standardError)")
+    }
+}

@@ -101,6 +101,9 @@ struct PasskeyDevServer: AsyncParsableCommand {
     @Option(name: .customLong("idx-origin"), help: "An origin IDX clientDataJSON may name besides the issuer's (repeatable).")
     var idxOrigins: [String] = []
 
+    @Option(name: .customLong("idx-user-verification"), help: "What IDX's security key steps ask of user verification: preferred or required.")
+    var idxUserVerification = "preferred"
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -148,11 +151,15 @@ struct PasskeyDevServer: AsyncParsableCommand {
         let bi = BIConfiguration(invokeURL: biInvokeURL, invocation: invocation, rpId: biRpId, deniedUsers: Set(biDeniedUsers),
                                  transactionLifetime: .seconds(biTransactionLifetime))
         guard (1...limit).contains(idxStateLifetime) else { throw ValidationError("--idx-state-lifetime must be 1 to \(limit) seconds") }
+        guard ["preferred", "required"].contains(idxUserVerification) else {
+            throw ValidationError("--idx-user-verification must be preferred or required")
+        }
         let idx: IDXConfiguration
         do {
             var users = try idxUsers.map { name throws(DevServerError) in try IDXUserRegistration(username: name) }
             if let idxUsersFile { users += try IDXUserRegistration.readUsersFile(idxUsersFile) }
-            idx = IDXConfiguration(users: users, stateLifetime: .seconds(idxStateLifetime), rpId: idxRpId, origins: idxOrigins)
+            idx = IDXConfiguration(users: users, stateLifetime: .seconds(idxStateLifetime), rpId: idxRpId, origins: idxOrigins,
+                                   userVerificationRequired: idxUserVerification == "required")
         } catch {
             throw ValidationError("--idx-user / --idx-users-file: \(error.description)")
         }

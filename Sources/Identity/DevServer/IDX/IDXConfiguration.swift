@@ -16,9 +16,13 @@ public struct IDXConfiguration: Sendable {
     public var rpId: String?
     /// Origins `clientDataJSON.origin` may name besides the issuer's origin.
     public var origins: [String]
+    /// Whether the security key's steps ask for user verification
+    /// (`required`: a PIN-protected key needs its PIN) or only prefer it.
+    public var userVerificationRequired: Bool
 
     public init(users: [IDXUserRegistration] = [], stateLifetime: Duration = .seconds(600), rpId: String? = nil,
-                origins: [String] = []) {
+                origins: [String] = [], userVerificationRequired: Bool = false) {
+        self.userVerificationRequired = userVerificationRequired
         self.users = users
         self.stateLifetime = stateLifetime
         self.rpId = rpId

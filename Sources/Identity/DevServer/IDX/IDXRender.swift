@@ -47,7 +47,7 @@ extension IDXServer {
             ])
             var current = Self.securityKey
             current.contextualData = ION.ContextualData(challengeData: ION.ChallengeData(
-                challenge: Base64URL.encode(challenge), userVerification: "preferred",
+                challenge: Base64URL.encode(challenge), userVerification: configuration.userVerificationRequired ? "required" : "preferred",
                 extensions: .init(appid: origin), rpId: configuration.rpId))
             body.currentAuthenticator = .init(current)
             body.authenticators = .init(offered)
@@ -109,7 +109,7 @@ extension IDXServer {
             user: .init(displayName: user.username, name: user.username, id: user.id),
             pubKeyCredParams: Self.algorithms.map { ION.ActivationData.Parameter(alg: $0) },
             challenge: Base64URL.encode(challenge),
-            authenticatorSelection: .init(userVerification: "preferred", requireResidentKey: false),
+            authenticatorSelection: .init(userVerification: configuration.userVerificationRequired ? "required" : "preferred", requireResidentKey: false),
             u2fParams: .init(appid: origin),
             excludeCredentials: user.enrollments.map { .init(id: Base64URL.encode($0.credentialId)) })
     }

@@ -27,7 +27,7 @@ extension IDXServer {
             rawId: attested.credentialId,
             response: AuthenticatorAttestationResponseJSON(clientDataJSON: clientData, attestationObject: attestation))
         let expectation = RegistrationExpectation(challenge: challenge, allowedOrigins: allowedOrigins, rpId: rpId,
-                                                  userVerificationRequired: false, allowedAlgorithms: Self.algorithms)
+                                                  userVerificationRequired: configuration.userVerificationRequired, allowedAlgorithms: Self.algorithms)
         let verified: VerifiedRegistration
         do { verified = try RelyingParty.verifyRegistration(response, expecting: expectation) } catch {
             throw refuse(DevServerAPI.reason(error))
@@ -58,7 +58,7 @@ extension IDXServer {
             response: AuthenticatorAssertionResponseJSON(clientDataJSON: clientData, authenticatorData: authenticatorData,
                                                          signature: signature))
         let expectation = AuthenticationExpectation(
-            challenge: challenge, allowedOrigins: allowedOrigins, rpId: rpId, userVerificationRequired: false,
+            challenge: challenge, allowedOrigins: allowedOrigins, rpId: rpId, userVerificationRequired: configuration.userVerificationRequired,
             allowCredentials: user.enrollments.map(\.credentialId),
             credential: CredentialRecord(id: enrollment.credentialId, publicKey: enrollment.publicKey, signCount: enrollment.signCount,
                                          userHandle: Array(user.id.utf8), backupEligible: enrollment.backupEligible))

@@ -18,6 +18,8 @@ struct IDXConversation {
     let username: String?
     /// `--password-stdin`: fills the first secret field, once.
     var password: String?
+    /// `--pin-stdin`: the security key's PIN, sent with each step (the key's steps run in the agent).
+    let pin: String?
     let device: DeviceChoice
     /// Whether a person can be asked: standard error is a terminal.
     let canAsk = isatty(2) == 1
@@ -32,7 +34,7 @@ struct IDXConversation {
             let values = try fill(step)
             step = try await backend.call(LoginIDXProceedMethod.self,
                                           .init(account: account, remediation: remediation, values: values, device: device,
-                                                interactive: interaction.canAnswer),
+                                                pin: pin, interactive: interaction.canAnswer),
                                           interaction: interaction)
         }
         Self.show(step.messages)

@@ -88,6 +88,9 @@ struct LoginCommand: Verb {
     var passwordStdin = false
     @Option(help: "okta-idx: use this authenticator instead of the security key (as Okta names it, e.g. Password or okta_email).")
     var authenticator: String?
+    @Flag(help: ArgumentHelp("okta-idx: read the security key's PIN from standard input (one line; after the password with --password-stdin).",
+                             discussion: "For a PIN-protected key in a script: without it the PIN is asked on the terminal, or with pinentry."))
+    var pinStdin = false
     @OptionGroup var deviceOptions: DeviceOptions
     @OptionGroup var runOptions: RunOptions
 
@@ -111,8 +114,8 @@ struct LoginCommand: Verb {
         if let via, via != LoginFlow.oktaIDX.rawValue {
             throw AgentError(.invalidInput, "--via takes okta-idx (the other flows are --flow browser, device or paste)")
         }
-        if clientSecretStdin && passwordStdin {
-            throw AgentError(.invalidInput, "--client-secret-stdin and --password-stdin both read standard input: give one")
+        if clientSecretStdin && (passwordStdin || pinStdin) {
+            throw AgentError(.invalidInput, "--client-secret-stdin and --password-stdin or --pin-stdin all read standard input: give one")
         }
         var password: String?
         if passwordStdin {
@@ -120,6 +123,11 @@ struct LoginCommand: Verb {
                 throw AgentError(.invalidInput, "--password-stdin: no password on standard input")
             }
             password = line
+        }
+        // The PIN goes to the agent with each IDX call, as `webauthn.*`'s does; never on argv.
+        var pin: String?
+        if pinStdin {
+            pin = try PINSource(fromStandardInput: true, environment: ProcessEnvironment.current).read("security key PIN", description: "")
         }
         var clientSecret: String?
         if clientSecretStdin {
@@ -138,7 +146,7 @@ struct LoginCommand: Verb {
             flow: via != nil ? .oktaIDX : flow,
             display: BrowserLauncher.hasDisplay(environment) && !noBrowser, port: port, redirectURI: redirectURI,
             extra: extra.isEmpty ? nil : extra, force: force ? true : nil, timeout: timeout, authenticator: authenticator,
-            device: deviceOptions.choice, interactive: interaction.canAnswer,
+            device: deviceOptions.choice, pin: pin, interactive: interaction.canAnswer,
             deviceAuthorizationEndpoint: deviceAuthorizationEndpoint, revocationEndpoint: revocationEndpoint, username: username)
         let started = try await LockedVault.retryingAfterUnlock(backend) { () throws(AgentError) in
             try await backend.call(LoginBeginMethod.self, params, interaction: interaction)
@@ -146,7 +154,7 @@ struct LoginCommand: Verb {
         if started.flow == .oktaIDX, let first = started.idx {
             var conversation = IDXConversation(account: account, backend: backend, interaction: interaction,
                                                username: username ?? started.username,
-                                               password: password, device: deviceOptions.choice)
+                                               password: password, pin: pin, device: deviceOptions.choice)
             report(try await conversation.run(first))
             return
         }
