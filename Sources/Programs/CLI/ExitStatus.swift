@@ -1,3 +1,5 @@
+import AgentProtocol
+
 /// The exit statuses of `passkey`, one per kind of failure a script may want
 /// to tell apart (AgentErrorKind.exitStatus maps every error kind onto them).
 /// `passkey --help` prints this table after the subcommands
@@ -22,6 +24,26 @@ enum ExitStatus {
           9   the network failed (the URL is printed)
           10  already registered, no matching credential, or no such account
           11  invalid input (which field, and why, is printed)
+          12  the provider signed in another user than the account's (nothing
+              was stored; --force replaces it)
+          13  an invoke request was refused as untrusted: its key-set host,
+              application, RP ID or hosts are not the trusted application's,
+              or it does not verify
           64  the command line is wrong
         """
+
+    /// An invoke refusal's `errorCode` (InvokeError): the request did not come
+    /// from the application config.toml trusts, or does not verify.
+    static let untrustedInvokeCodes: Set<String> = ["untrusted_jku_host", "untrusted_application", "foreign_rp_id", "foreign_host",
+                                                     "bad_signature", "unknown_key", "algorithm_not_allowed", "wrong_issuer",
+                                                     "wrong_verb"]
+
+    /// The status for an error: its kind's, except two `denied` errors a
+    /// script must tell from a person's "no" (4), told apart by `errorCode`.
+    static func of(_ error: AgentError) -> Int32 {
+        guard error.kind == .denied, case .string(let code)? = error.details["errorCode"] else { return error.kind.exitStatus }
+        if code == "subject_mismatch" { return 12 }
+        if untrustedInvokeCodes.contains(code) { return 13 }
+        return error.kind.exitStatus
+    }
 }

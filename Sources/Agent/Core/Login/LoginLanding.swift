@@ -31,7 +31,8 @@ extension CoreServices {
         let claims = try await validatedClaims(tokens, plan: plan, nonce: nonce)
         if let previous = plan.previousSubject, let subject = claims?.subject, previous != subject, !plan.force {
             throw AgentError(.denied, "the provider signed in another user than \"\(plan.account)\" belongs to "
-                             + "(its subject changed); nothing was stored. Use another account name, or --force to replace it")
+                             + "(its subject changed); nothing was stored. Use another account name, or --force to replace it",
+                             details: ["errorCode": .string("subject_mismatch")])
         }
         try await store(tokens, account: plan.account)
         let settings = AccountSettings(issuer: plan.issuer, clientId: plan.clientId, scopes: plan.scopes,

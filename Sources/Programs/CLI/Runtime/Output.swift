@@ -32,7 +32,7 @@ package enum Output {
             }
             StandardError.write(text)
         }
-        return ExitCode(error.kind.exitStatus)
+        return ExitCode(ExitStatus.of(error))
     }
 
     /// `{"error":{"kind":…,"message":…}}` (plus the error's details, such as
