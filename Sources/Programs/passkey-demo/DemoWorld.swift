@@ -34,6 +34,8 @@ final class DemoWorld: @unchecked Sendable {
 
     /// The pinentry the demo answers with, as the person at the desktop: OK to every CONFIRM.
     var pinentryLog: String { scratch + "/pinentry.log" }
+    /// Whether the demo answers pinentry (the software authenticator), or the person does (a real key).
+    var demoAnswersPinentry: Bool { device == "virtual" && environment["PASSKEY_PINENTRY"] == scratch + "/pinentry" }
 
     init(scratch: String, device: String?, pins: PINSource) async throws(AgentError) {
         self.scratch = scratch
@@ -60,7 +62,13 @@ final class DemoWorld: @unchecked Sendable {
         environment["XDG_DATA_HOME"] = scratch + "/data"
         environment["XDG_CONFIG_HOME"] = scratch + "/config"
         environment["XDG_STATE_HOME"] = scratch + "/state"
-        environment["PASSKEY_PINENTRY"] = scratch + "/pinentry"
+        // With the software authenticator the demo plays the person at pinentry too; with a
+        // real key the person is there: their own pinentry asks for its PIN and confirmations.
+        if device == nil {
+            environment["PASSKEY_PINENTRY"] = scratch + "/pinentry"
+        } else if let own = ProcessEnvironment.current["PASSKEY_PINENTRY"] {
+            environment["PASSKEY_PINENTRY"] = own
+        }
         self.environment = environment
         for directory in ["/run", "/data", "/config", "/config/passkey-agent", "/state", "/out"] {
             try DemoFiles.directory(scratch + directory)

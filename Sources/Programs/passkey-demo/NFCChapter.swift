@@ -14,7 +14,7 @@ struct NFCChapter {
     static func unavailable(_ reason: String) -> String {
         "skipped (\(reason)): it would run `passkey devices`, `passkey register`/`signin` and `passkey vault add-slot fido2` "
             + "then `passkey unlock` with --device \"pcsc:\(DemoPCSC.reader)\"; enable it with "
-            + "`sudo apt install pcscd vsmartcard-vpcd` (scripts/install-dependencies --test installs them)"
+            + "`sudo apt install pcscd vsmartcard-vpcd` (scripts/demo installs them: scripts/install-dependencies --demo)"
     }
 
     /// What was verified; empty when the chapter could not run here (it said why).

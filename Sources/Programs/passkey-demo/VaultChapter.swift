@@ -33,7 +33,7 @@ struct VaultChapter {
         guard let pcsc = world.pcsc else {
             say.step("PIV card: skipped (\(world.pcscMissing ?? "not started")): it would run `passkey card setup`, "
                      + "`passkey vault add-slot piv` and a wrong PIN answered with the tries left; enable it with "
-                     + "`sudo apt install pcscd vsmartcard-vpcd` (scripts/install-dependencies --test installs them)")
+                     + "`sudo apt install pcscd vsmartcard-vpcd` (scripts/demo installs them: scripts/install-dependencies --demo)")
             return verified
         }
         say.step("passkey card setup --reader \"\(DemoPCSC.reader)\"  (passkey-vcard on a private pcscd: a new P-256 key in PIV slot 9D)")
