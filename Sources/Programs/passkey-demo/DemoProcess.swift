@@ -58,6 +58,14 @@ final class DemoProcess: Sendable {
         self.pid = pid
     }
 
+    /// A process the demo let go of while it ran (a chapter failed midway) is killed, not left behind.
+    deinit {
+        guard poll() == nil else { return }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
     var standardOutput: String { DemoFiles.read(standardOutputPath) }
     var standardError: String { DemoFiles.read(standardErrorPath) }
 
