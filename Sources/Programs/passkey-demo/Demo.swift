@@ -45,6 +45,9 @@ struct Demo {
             // The card goes in before the agent starts: the agent must find the private pcscd.
             if noCard {
                 world.pcscMissing = "--no-card"
+            } else if let device, device.hasPrefix("pcsc:") {
+                // A private pcscd would hide the system's readers, where that key is.
+                world.pcscMissing = "--device \(device) is on the system's pcscd"
             } else if selected.contains(2) || selected.contains(7) {
                 try await world.startCard()
             }
