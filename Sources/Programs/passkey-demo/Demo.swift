@@ -38,8 +38,8 @@ struct Demo {
         say.say("passkey demo — passkeys, the hardware-keyed vault, login, refresh, lock, Okta + Beyond Identity, Okta IDX, NFC.")
         say.say("Everything runs on this machine: passkey-devserver on loopback, a passkey-agent of the demo's own, "
                 + (device == nil ? "the software authenticator." : "the security key at \(device!)."))
-        let world = try await DemoWorld(scratch: scratch, device: device, pins: pins)
         let began = ContinuousClock.now
+        let world = try await DemoWorld(scratch: scratch, device: device, pins: pins)
         var timings: [(Int, Duration)] = []
         do {
             // The card goes in before the agent starts: the agent must find the private pcscd.
