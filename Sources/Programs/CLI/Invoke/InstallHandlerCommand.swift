@@ -21,7 +21,9 @@ struct InstallHandlerCommand: ParsableCommand {
         Beyond-Identity-like IdP sends to (an identity provider's invoke URL names yours). \
         A link opened on the desktop reaches the agent in a D-Bus message \
         (\(DesktopApplicationID.id) on the session bus; the bus starts the agent if it is not running), \
-        never on a command line. Nothing needs root; --uninstall removes the files again.
+        never on a command line. Nothing needs root; --uninstall removes the files again and gives each \
+        scheme back the handler it had in $XDG_CONFIG_HOME/mimeapps.list before the first install \
+        (recorded in $XDG_STATE_HOME/passkey-agent/previous-scheme-handlers), or none.
         """)
 
     @Option(name: .customLong("scheme"), help: "A URL scheme to handle (repeatable).")
@@ -41,11 +43,16 @@ struct InstallHandlerCommand: ParsableCommand {
         let servicePath = services + "/" + InvokeHandlerFiles.serviceName
         // The handler of earlier versions, whose Exec put each URL on a command line.
         try Self.remove(applications + "/" + InvokeHandlerFiles.legacyDesktopName)
+        let mimeapps = xdg.configHome + "/mimeapps.list"
+        let previousPath = xdg.stateHome + "/passkey-agent/previous-scheme-handlers"
+        var previous = PreviousSchemeHandlers(text: Self.read(previousPath) ?? "")
         if uninstall {
             try Self.remove(desktopPath)
             try Self.remove(servicePath)
             _ = HelperProgram.run(["update-desktop-database", applications])
             print("Removed \(desktopPath) and \(servicePath).")
+            Self.restoreDefaults(mimeapps, previous: &previous)
+            try Self.remove(previousPath)
             return
         }
         let passkey = SiblingProgram.path("passkey"), agent = SiblingProgram.path("passkey-agent")
@@ -56,6 +63,16 @@ struct InstallHandlerCommand: ParsableCommand {
         try Self.write(InvokeHandlerFiles.desktopText(passkey: passkey, schemes: schemes), to: desktopPath)
         try Self.write(InvokeHandlerFiles.serviceText(agent: agent, systemdUnit: unit), to: servicePath)
         print("Wrote \(desktopPath) and \(servicePath)\(unit ? " (the bus starts passkey-agent.service)" : "").")
+        // What each scheme opened in before, for --uninstall to put back.
+        let before = MimeAppsList(text: Self.read(mimeapps) ?? "")
+        for scheme in schemes {
+            let type = "x-scheme-handler/" + scheme
+            let current = before.defaultValue(type)
+            if !(current ?? "").split(separator: ";").contains(where: { $0 == InvokeHandlerFiles.desktopName }) {
+                previous.record(type, current)
+            }
+        }
+        if !previous.entries.isEmpty { try Self.write(previous.text, to: previousPath) }
         for scheme in schemes {
             if HelperProgram.run(["xdg-mime", "default", InvokeHandlerFiles.desktopName, "x-scheme-handler/" + scheme]) {
                 print("Links to \(scheme): now open in passkey-agent, over D-Bus.")
@@ -66,6 +83,45 @@ struct InstallHandlerCommand: ParsableCommand {
         if !HelperProgram.run(["update-desktop-database", applications]) {
             StandardError.writeLine("passkey: update-desktop-database did not run (desktop-file-utils); the handler works once your desktop rereads \(applications)")
         }
+    }
+
+    /// Every scheme whose default in mimeapps.list is our handler goes back
+    /// to what it was before the first install, or loses its entry when it
+    /// had none (the system's default applies again).
+    private static func restoreDefaults(_ mimeapps: String, previous: inout PreviousSchemeHandlers) {
+        guard let text = read(mimeapps) else { return }
+        var list = MimeAppsList(text: text)
+        for type in list.schemesHandled(by: InvokeHandlerFiles.desktopName) {
+            let others = list.defaultValue(type).map { value in
+                value.split(separator: ";").filter { $0 != InvokeHandlerFiles.desktopName && !$0.isEmpty }.map(String.init)
+            } ?? []
+            let restored = previous.previous(type) ?? nil
+            list.setDefault(type, to: restored ?? (others.isEmpty ? nil : others.joined(separator: ";") + ";"))
+            print(restored.map { "Links to \(type.dropFirst("x-scheme-handler/".count)) open in \($0) again." }
+                  ?? "Links to \(type.dropFirst("x-scheme-handler/".count)) have no handler of this user's any more.")
+            previous.forget(type)
+        }
+        guard list.text != text else { return }
+        do { try write(list.text, to: mimeapps) } catch {
+            StandardError.writeLine("passkey: \(error); remove the x-scheme-handler lines naming \(InvokeHandlerFiles.desktopName) from \(mimeapps) yourself")
+        }
+    }
+
+    /// A small text file's content; nil when it is missing, too large or not text.
+    private static func read(_ path: String) -> String? {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+            guard bytes.count <= MimeAppsList.sizeLimit else { return nil }
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     private static func remove(_ path: String) throws {
