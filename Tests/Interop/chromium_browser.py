@@ -24,7 +24,6 @@ reached the listener's page (or the device approval was accepted).
 import os
 import sys
 import tempfile
-import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -83,7 +82,7 @@ def browser_flow(driver, address):
     # A second visit to the one-shot callback (a reload): whatever the
     # browser shows, the login it already finished must stand.
     driver.refresh()
-    time.sleep(0.5)
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
     screenshot(driver, "callback-reloaded")
     log("reloaded the callback page")
     return bool(text)

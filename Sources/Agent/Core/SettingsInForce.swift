@@ -10,7 +10,7 @@ extension CoreServices {
     /// changes), else 15 minutes; at most ten years, as the vault keeps it.
     /// It locks the vault, and makes a socket-activated agent exit.
     public var idleTimeoutInForce: (seconds: Int, source: SettingSource) {
-        let longest = Int(VaultService.maximumIdleTimeout.components.seconds)
+        let longest = Int(clamping: VaultService.maximumIdleTimeout.components.seconds)
         if let flag = idleTimeoutOverride.withLock({ $0 }) { return (min(flag, longest), .flag) }
         if let file = settings.agent.idleTimeoutSeconds { return (min(file, longest), .configFile) }
         return (VaultService.defaultIdleTimeoutSeconds, .default)

@@ -63,7 +63,7 @@ final class ApplicationObject: Sendable {
         var credentials: OpaquePointer?
         // dbus-daemon's GetConnectionCredentials gives the peer's uid
         // (SO_PEERCRED, effective at connect), which sd-bus files as EUID.
-        guard sd_bus_query_sender_creds(message, UInt64(SD_BUS_CREDS_EUID), &credentials) >= 0, let credentials else { return false }
+        guard sd_bus_query_sender_creds(message, UInt64(clamping: SD_BUS_CREDS_EUID), &credentials) >= 0, let credentials else { return false }
         defer { sd_bus_creds_unref(credentials) }
         var uid = uid_t.max
         return sd_bus_creds_get_euid(credentials, &uid) >= 0 && uid == geteuid()

@@ -32,7 +32,7 @@ public enum DirectoryEntries {
     public static func name(of entry: UnsafePointer<dirent>) -> String {
         // A stored field of an imported C struct always has an offset.
         let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-        let available = Int(entry.pointee.d_reclen) - offset
+        let available = Int(clamping: entry.pointee.d_reclen) - offset
         guard available > 0 else { return "" }
         let start = UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self)
         let length = strnlen(start, available)

@@ -70,7 +70,7 @@ public final class HTTPTransport: Sendable {
             } onCancel: {
                 exchange.cancel()
             }
-            return Response(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            return Response(status: Int(clamping: response.status.code), headers: response.headers.map { ($0.name, $0.value) },
                             body: response.body.map { Array($0.readableBytesView) } ?? [])
         } catch let error as HTTPTransportError {
             throw error
