@@ -67,7 +67,12 @@ public struct CreateCredential: Sendable {
             }
         }
 
-        let authData = try AuthenticatorData(bytes: result.authenticatorData)
+        // `none` is also what an absent preference means (§5.4, its default).
+        let preference: AttestationConveyancePreference = options.attestation ?? AttestationConveyancePreference.none
+        let (attestationObject, authenticatorData) = preference == AttestationConveyancePreference.none
+            ? try NoneAttestation.anonymized(attestationObject: result.attestationObject)
+            : (result.attestationObject, result.authenticatorData)
+        let authData = try AuthenticatorData(bytes: authenticatorData)
         var outputs = AuthenticationExtensionsClientOutputsJSON()
         if extensions?.credProps == true { outputs.credProps = CredentialPropertiesOutputJSON(rk: result.residentKey) }
         if extensions?.hmacCreateSecret == true {
@@ -77,8 +82,8 @@ public struct CreateCredential: Sendable {
         return RegistrationResponseJSON(
             rawId: result.credentialId,
             response: AuthenticatorAttestationResponseJSON(
-                clientDataJSON: clientData, attestationObject: result.attestationObject,
-                authenticatorData: result.authenticatorData,
+                clientDataJSON: clientData, attestationObject: attestationObject,
+                authenticatorData: authenticatorData,
                 transports: Self.transports(of: device),
                 publicKey: publicKey.flatMap(SubjectPublicKeyInfo.der(for:)),
                 publicKeyAlgorithm: result.algorithm.rawValue),
