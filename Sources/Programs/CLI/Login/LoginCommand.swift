@@ -44,7 +44,7 @@ struct LoginCommand: Verb {
         with `passkey login ACCOUNT`.
         """)
 
-    @Argument(help: "The account name (your choice, e.g. work).")
+    @Argument(help: "The account name (your choice, e.g. work).", completion: AccountNameCompletion.kind)
     var account: String
     @Option(help: "The OpenID issuer URL (https://, or http:// on loopback).")
     var issuer: String?

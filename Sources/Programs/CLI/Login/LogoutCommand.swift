@@ -14,7 +14,7 @@ struct LogoutCommand: Verb {
         --no-revoke removes without contacting the provider.
         """)
 
-    @Argument(help: "The account name.")
+    @Argument(help: "The account name.", completion: AccountNameCompletion.kind)
     var account: String
     @Flag(help: "Revoke, but keep the vault entry and the login settings.")
     var keep = false

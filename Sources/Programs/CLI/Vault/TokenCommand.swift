@@ -32,7 +32,7 @@ struct TokenPut: Verb {
             response.json | passkey token put work
         """)
 
-    @Argument(help: "The account name.")
+    @Argument(help: "The account name.", completion: AccountNameCompletion.kind)
     var account: String
     @OptionGroup var runOptions: RunOptions
 
@@ -126,7 +126,7 @@ struct TokenRemove: Verb {
         abstract: "Forget ACCOUNT's tokens.",
         discussion: "It works on an entry that cannot be read or decrypted too: only its name is needed.")
 
-    @Argument(help: "The account name.")
+    @Argument(help: "The account name.", completion: AccountNameCompletion.kind)
     var account: String
     @OptionGroup var runOptions: RunOptions
 
