@@ -31,4 +31,13 @@ import TestSupport
         #expect(created.status == 0, "\(created.standardError)")
         #expect(FileManager.default.fileExists(atPath: harness.home + "/data/passkey-agent/vault/header"))
     }
+
+    /// passkey-demo is a program of its own (`passkey demo` runs it): its usage names it.
+    @Test func passkeyDemoHelpNamesItself() throws {
+        let harness = try AgentHarness()
+        let help = try ProcessResult.run(try ProgramPaths.built("passkey-demo"), ["--help"], standardInput: nil,
+                                         environment: harness.environment, scratch: harness.home, timeout: 30)
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("USAGE: passkey-demo "), "\(help.standardOutput)")
+    }
 }

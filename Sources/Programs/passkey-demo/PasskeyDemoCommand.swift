@@ -10,7 +10,7 @@ import PasskeyCLI
 @main
 struct PasskeyDemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "passkey demo",
+        commandName: "passkey-demo",
         abstract: "Walk through the whole product on this machine, each step verified.",
         discussion: """
         Starts passkey-devserver in this process on 127.0.0.1 (passwordless.dev, Okta-like, \
