@@ -35,7 +35,7 @@ struct CredentialCommand: AsyncParsableCommand {
 
 /// Options every helper takes before its operation.
 struct CredentialOptions: ParsableArguments {
-    @Option(help: "The account whose token is given, whatever config.toml says.")
+    @Option(help: "The account whose token is given, whatever config.toml says.", completion: AccountNameCompletion.kind)
     var account: String?
     @Option(name: .long, help: "Seconds the token must stay valid (default 60).")
     var minValid: Int = TokenGet.defaultMinValid

@@ -25,7 +25,7 @@ struct ExecCommand: Verb {
           passkey exec work -- ./sync-calendar.py
         """)
 
-    @Argument(help: "The account name.")
+    @Argument(help: "The account name.", completion: AccountNameCompletion.kind)
     var account: String
     @Option(help: "The variable that holds the token.")
     var env: String = "PASSKEY_ACCESS_TOKEN"

@@ -1,5 +1,7 @@
 import AgentProtocol
 import ArgumentParser
+import FoundationEssentials
+import StandardError
 
 /// `passkey token get ACCOUNT`: the one verb that prints a token.
 struct TokenGet: Verb {
@@ -10,7 +12,9 @@ struct TokenGet: Verb {
         When the vault is locked: on a terminal you are offered to unlock it; otherwise \
         the command fails (exit status 7). When the refresh token is refused \
         (invalid_grant) the stored tokens are kept and the error says to sign in again \
-        (`passkey login ACCOUNT` for an account made by `passkey login`).
+        (`passkey login ACCOUNT` for an account made by `passkey login`). When even a \
+        freshly refreshed token stays valid for less than --min-valid (the provider grants \
+        no longer), it is printed all the same, with a warning on stderr.
 
         --format: raw (the token alone, the default), header (`Authorization: Bearer …`), \
         env (`export PASSKEY_ACCESS_TOKEN=…` lines for eval), json (as --json), \
@@ -25,7 +29,7 @@ struct TokenGet: Verb {
         case execCredential = "exec-credential"
     }
 
-    @Argument(help: "The account name.")
+    @Argument(help: "The account name.", completion: AccountNameCompletion.kind)
     var account: String
     /// What `--min-valid` is when not given (ScriptedForm reads the same).
     static let defaultMinValid = 60
@@ -62,6 +66,7 @@ struct TokenGet: Verb {
             try await backend.call(TokenGetMethod.self, params, interaction: TerminalInteraction(pins: .interactive))
         }
         let token = idToken ? (result.idToken ?? "") : result.accessToken
+        warnIfShortLived(result, minValid: minValid)
         switch format {
         case .json, .execCredential: Output.json(result)
         case .raw: Output.line(token)
@@ -73,6 +78,19 @@ struct TokenGet: Verb {
                 Output.line("PASSKEY_TOKEN_EXPIRES_AT=\(expiresAt); export PASSKEY_TOKEN_EXPIRES_AT")
             }
         }
+    }
+
+    /// A token just refreshed that still does not stay valid for `minValid`:
+    /// the provider grants no longer lifetime, so every call will refresh and
+    /// still hand out a shorter-lived token. Said on stderr (the token stays
+    /// alone on stdout), so a script's author learns to ask for less.
+    static func warnIfShortLived(_ result: AccessTokenResult, minValid: Int) {
+        guard result.refreshed, let expiresAt = result.expiresAt else { return }
+        let now = Int64(Date().timeIntervalSince1970)
+        let (remaining, overflow) = expiresAt.subtractingReportingOverflow(now)
+        guard !overflow, remaining < Int64(clamping: minValid) else { return }
+        StandardError.writeLine("passkey: warning: the provider's fresh token is valid for \(max(0, remaining)) s, less than "
+                                + "--min-valid \(minValid): each call refreshes and still gets no longer; ask for less")
     }
 
     /// `'…'` with any `'` inside written as `'\''`: safe for `eval`.
