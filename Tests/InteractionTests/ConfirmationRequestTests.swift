@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Interaction
 import Testing
 
@@ -24,6 +25,13 @@ import Testing
         #expect(lines.firstIndex(of: "  Your key signs for: example.com")! < heading)
         #expect(lines[heading + 1] == "  Application: Acme) It is safe")
         #expect(lines.count == heading + 2, "an empty claim is left out")
+    }
+
+    @Test("a question decoded from the socket (which skips init) is made plain when shown")
+    func decodedQuestionsAreMadePlainToo() throws {
+        let json = #"{"title":"Sign in?\u001b[2J","facts":[{"label":"Signs for","value":"evil\u202e.com\nAllow"}],"claims":[]}"#
+        let request = try JSONDecoder().decode(ConfirmationRequest.self, from: Data(json.utf8))
+        #expect(request.text == "Sign in?[2J\n\n  Signs for: evil.comAllow")
     }
 
     @Test("long text is cut at 200 characters")

@@ -30,13 +30,16 @@ public struct ConfirmationRequest: Sendable, Codable, Equatable {
     }
 
     /// The whole question as plain text, one fact a line: what a terminal
-    /// prints and what pinentry's CONFIRM shows.
+    /// prints and what pinentry's CONFIRM shows. Each piece is made plain
+    /// again here: a question decoded from the socket did not pass `init`.
     public var text: String {
-        var lines = [title, ""]
-        lines += facts.map { "  \($0.label): \($0.value)" }
+        func line(_ item: Line) -> String { "  \(DisplayText.plain(item.label)): \(DisplayText.plain(item.value))" }
+        var lines = [DisplayText.plain(title), ""]
+        lines += facts.map(line)
+        let claims = claims.filter { !DisplayText.plain($0.value).isEmpty }
         if !claims.isEmpty {
             lines += ["", "The request says (its own words, not checked):"]
-            lines += claims.map { "  \($0.label): \($0.value)" }
+            lines += claims.map(line)
         }
         return lines.joined(separator: "\n")
     }
