@@ -30,7 +30,7 @@ struct BeyondIdentityChapter {
         let link = job.credential_binding_link
         say.detail("→ binding link \(DemoBrowser.withoutQuery(link))?…")
         say.step("passkey invoke -  (the binding link on standard input)")
-        let bound = try await world.require(["invoke", "-"], input: link + "\n")
+        let bound = try await world.requireWithKey(["invoke", "-"], input: link + "\n")
         say.detail("→ \(bound.output.split(separator: "\n").first ?? "")")
 
         say.step("passkey login okta --issuer \(world.server.issuer) --client-id cli --idp 0oa-bi-dev --flow browser")
@@ -47,7 +47,7 @@ struct BeyondIdentityChapter {
         say.step("The browser follows Okta → the BI-like IdP → \(DemoBrowser.withoutQuery(invoke))?request=…")
         say.detail("the URL-scheme handler's command: passkey invoke -  (the invoke URL on standard input)")
         let confirmationsBefore = confirmations().count
-        let handled = try await world.passkey(["invoke", "-"], input: invoke + "\n")
+        let handled = try await world.passkeyWithKey(["invoke", "-"], input: invoke + "\n")
         guard handled.status == 0 else { throw AgentError(.internal, "passkey invoke failed: \(handled.standardError)") }
         if world.demoAnswersPinentry {
             let asked = confirmations().dropFirst(confirmationsBefore)

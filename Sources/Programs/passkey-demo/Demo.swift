@@ -12,6 +12,10 @@ import Glibc
 struct Demo {
     var device: String?
     var pins: PINSource
+    /// The security key's PIN from --pin-stdin: given to every command that
+    /// may touch the key. With the software authenticator, the demo first sets
+    /// it as that key's PIN, so the chapters run as they would on a PIN-protected key.
+    var keyPIN: String?
     /// The chapters to run; empty: all.
     var chapters: [Int]
     /// Leave the card out even when pcscd and vpcd are installed (the chapters then say what they would run).
@@ -39,7 +43,7 @@ struct Demo {
         say.say("Everything runs on this machine: passkey-devserver on loopback, a passkey-agent of the demo's own, "
                 + (device == nil ? "the software authenticator." : "the security key at \(device!)."))
         let began = ContinuousClock.now
-        let world = try await DemoWorld(scratch: scratch, device: device, pins: pins)
+        let world = try await DemoWorld(scratch: scratch, device: device, pins: pins, keyPIN: keyPIN)
         var timings: [(Int, Duration)] = []
         do {
             // The card goes in before the agent starts: the agent must find the private pcscd.

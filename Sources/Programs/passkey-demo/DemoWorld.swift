@@ -19,6 +19,8 @@ final class DemoWorld: @unchecked Sendable {
     /// `virtual` (the software authenticator) or the `--device` given.
     let device: String
     let pins: PINSource
+    /// The key's PIN from --pin-stdin (nil: none given; the key asks, or has none).
+    let keyPIN: String?
     /// What `passkey` and the agent run with.
     private(set) var environment: [String: String]
     private var agent: DemoProcess?
@@ -37,10 +39,11 @@ final class DemoWorld: @unchecked Sendable {
     /// Whether the demo answers pinentry (the software authenticator), or the person does (a real key).
     var demoAnswersPinentry: Bool { device == "virtual" && environment["PASSKEY_PINENTRY"] == scratch + "/pinentry" }
 
-    init(scratch: String, device: String?, pins: PINSource) async throws(AgentError) {
+    init(scratch: String, device: String?, pins: PINSource, keyPIN: String? = nil) async throws(AgentError) {
         self.scratch = scratch
         self.device = device ?? "virtual"
         self.pins = pins
+        self.keyPIN = keyPIN
         do {
             server = try await DevServer.start(DevServerConfiguration(
                 rpIds: ["localhost"], origins: ["https://localhost"],
@@ -138,7 +141,8 @@ final class DemoWorld: @unchecked Sendable {
         throw AgentError(.noCard, "pcscd did not see the virtual card in \(DemoPCSC.reader) within 20 s")
     }
 
-    /// Starts `passkey-agent --foreground` and waits until its socket answers.
+    /// Starts `passkey-agent --foreground` and waits until its socket answers;
+    /// with --pin-stdin and the software authenticator, gives that key the PIN.
     func startAgent() async throws(AgentError) {
         guard agent == nil else { return }
         let started = try DemoProcess(try DemoFiles.sibling("passkey-agent"), ["--foreground"], environment: environment,
@@ -146,6 +150,30 @@ final class DemoWorld: @unchecked Sendable {
         agent = started
         let socket = scratch + "/run/passkey-agent/agent.sock"
         try await started.waitUntil("the agent listens on \(socket)") { access(socket, F_OK) == 0 }
+        if let keyPIN, device == "virtual" {
+            try await require(["pin", "set", "--device", "virtual", "--pin-stdin"], input: keyPIN + "\n")
+        }
+    }
+
+    /// `arguments` and `input` for a command that may touch the key: with a
+    /// PIN from --pin-stdin, `--pin-stdin` and the PIN as standard input's
+    /// last line (after a URL or password the command reads first).
+    func withKeyPIN(_ arguments: [String], input: String? = nil) -> (arguments: [String], input: String?) {
+        guard let keyPIN else { return (arguments, input) }
+        return (arguments + ["--pin-stdin"], (input ?? "") + keyPIN + "\n")
+    }
+
+    /// `require`, for a command that may touch the key (`withKeyPIN`).
+    @discardableResult
+    func requireWithKey(_ arguments: [String], input: String? = nil) async throws(AgentError) -> DemoRun {
+        let (arguments, input) = withKeyPIN(arguments, input: input)
+        return try await require(arguments, input: input)
+    }
+
+    /// `passkey`, for a command that may touch the key (`withKeyPIN`).
+    func passkeyWithKey(_ arguments: [String], input: String? = nil) async throws(AgentError) -> DemoRun {
+        let (arguments, input) = withKeyPIN(arguments, input: input)
+        return try await passkey(arguments, input: input)
     }
 
     /// Runs `passkey ARGUMENTS` to its end.
@@ -181,7 +209,7 @@ final class DemoWorld: @unchecked Sendable {
     func ensureVault() async throws(AgentError) {
         guard !vaultReady else { return }
         try await startAgent()
-        try await require(["vault", "init", "--slot", "fido2", "--device", device])
+        try await requireWithKey(["vault", "init", "--slot", "fido2", "--device", device])
         vaultReady = true
     }
 

@@ -13,7 +13,7 @@ struct IDXChapter {
         let issuer = world.server.issuer
         say.step("passkey login idx --via okta-idx --issuer \(issuer) --client-id cli --username bob --device \(world.device)")
         say.detail("identify → bob has no authenticator: enroll-authenticator (security key) → makeCredential → tokens")
-        let enrolled = try await world.require(["login", "idx", "--via", "okta-idx", "--issuer", issuer, "--client-id", "cli",
+        let enrolled = try await world.requireWithKey(["login", "idx", "--via", "okta-idx", "--issuer", issuer, "--client-id", "cli",
                                                 "--username", "bob", "--device", world.device])
         say.detail("→ \(enrolled.output.split(separator: "\n").first ?? "")")
         let first = try await world.require(["token", "get", "idx"]).output
@@ -23,7 +23,7 @@ struct IDXChapter {
 
         say.step("passkey login idx --username bob --device \(world.device)  (the account remembers issuer, client and flow)")
         say.detail("identify → challenge-authenticator: the server asks for the enrolled key → getAssertion → tokens")
-        let again = try await world.require(["login", "idx", "--username", "bob", "--device", world.device])
+        let again = try await world.requireWithKey(["login", "idx", "--username", "bob", "--device", world.device])
         say.detail("→ \(again.output.split(separator: "\n").first ?? "")")
         let second = try await world.require(["token", "get", "idx"]).output
         guard second != first, DemoClaims(jwt: second)?.sub == subject else {

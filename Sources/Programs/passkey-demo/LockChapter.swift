@@ -17,7 +17,7 @@ struct LockChapter {
         }
         say.detail("→ exit 7: \(refused.standardError.split(separator: "\n").first ?? "")")
         say.step("passkey unlock --slot fido2 --device \(world.device)  (a touch: the key's hmac-secret unwraps the data key)")
-        try await world.require(["unlock", "--slot", "fido2", "--device", world.device])
+        try await world.requireWithKey(["unlock", "--slot", "fido2", "--device", world.device])
         let again = try await world.require(["token", "get", "work"]).output
         guard again == world.lastAccessToken else { throw AgentError(.internal, "after unlock, token get gave another token") }
         say.detail("→ unlocked; token get gives the same access token again")

@@ -36,7 +36,9 @@ struct PasskeyDemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            try await Demo(device: device, pins: pinOptions.source, chapters: chapter, noCard: noCard).run()
+            // One PIN for every chapter: read once, before anything starts.
+            let keyPIN = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
+            try await Demo(device: device, pins: pinOptions.source, keyPIN: keyPIN, chapters: chapter, noCard: noCard).run()
         } catch {
             throw Output.fail(error, json: false)
         }

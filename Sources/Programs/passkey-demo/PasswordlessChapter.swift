@@ -24,6 +24,10 @@ struct PasswordlessChapter {
         let serverChoice = PasswordlessOverrides(apiUrl: server.apiURL, apiKey: server.apiKey,
                                                  rpId: server.rpId, origin: server.origins.first)
         let interaction = TerminalInteraction(pins: world.pins)
+        if let keyPIN = world.keyPIN, world.device == "virtual" {
+            // --pin-stdin with the software authenticator: this chapter's key gets the PIN too.
+            _ = try await core.call(PINSetMethod.self, .init(device: choice, newPin: keyPIN), interaction: interaction)
+        }
         let registerToken: String
         do {
             registerToken = try await backend.registerToken(.init(userId: "demo-user", username: "alice@example.org",
@@ -35,7 +39,7 @@ struct PasswordlessChapter {
         say.detail("/register/begin → makeCredential on the key (resident key, user verified) → /register/complete")
         let registration = try await core.call(PasskeyRegisterMethod.self,
                                                .init(token: registerToken, nickname: "demo key", server: serverChoice,
-                                                     device: choice, interactive: interaction.canAnswer),
+                                                     device: choice, pin: world.keyPIN, interactive: interaction.canAnswer),
                                                interaction: interaction)
         say.detail("→ credential \(registration.credentialId.prefix(16))…, discoverable: \(registration.residentKey == true ? "yes" : "no")")
         try await verify(registration.token, backend: backend, proves: "attestation checked, credential stored")
@@ -43,7 +47,7 @@ struct PasswordlessChapter {
         say.step("Client: passkey signin --discoverable  (no name given: the key offers its passkey)")
         let signIn = try await core.call(PasskeySignInMethod.self,
                                          .init(discoverable: true, server: serverChoice, device: choice,
-                                               interactive: interaction.canAnswer),
+                                               pin: world.keyPIN, interactive: interaction.canAnswer),
                                          interaction: interaction)
         try await verify(signIn.token, backend: backend, proves: "signature, challenge, origin and counter checked (WebAuthn L3 §7.2)")
 

@@ -14,7 +14,7 @@ struct VaultChapter {
         try await world.startAgent()
         say.step("passkey vault init --slot fido2 --device \(world.device)")
         say.detail("a random 256-bit data key; the key's hmac-secret output for a stored salt wraps it")
-        let created = try await world.require(["vault", "init", "--slot", "fido2", "--device", world.device])
+        let created = try await world.requireWithKey(["vault", "init", "--slot", "fido2", "--device", world.device])
         say.detail(created.output.split(separator: "\n").first.map(String.init) ?? "")
         world.vaultReady = true
 

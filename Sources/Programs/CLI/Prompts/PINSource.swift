@@ -10,7 +10,7 @@ package struct PINSource: Sendable {
     var environment: [String: String]
 
     /// `what` names the secret in prompts ("security key PIN", "card PIN", "PUK").
-    func read(_ what: String, description: String, retryNote: String? = nil) throws(AgentError) -> String {
+    package func read(_ what: String, description: String, retryNote: String? = nil) throws(AgentError) -> String {
         if fromStandardInput {
             guard let line = StandardInput.readLine() else {
                 throw AgentError(.pinRequired, "--pin-stdin was given but standard input holds no \(what)")
