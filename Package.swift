@@ -196,7 +196,7 @@ let package = Package(
         .testTarget(name: "OktaIDXTests", dependencies: ["OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", "TestSupport",
                                                    "passkey-devserver", crypto],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "FIDO", "VirtualAuthenticator", crypto]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "AgentCore", "FIDO", "VirtualAuthenticator", crypto]),
     ]
 )
 

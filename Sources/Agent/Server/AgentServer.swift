@@ -63,12 +63,29 @@ public final class AgentServer: Sendable {
     private let lastActivity = Mutex(ContinuousClock.now)
     /// The most connections open at once since memory was last handed back.
     private let peakSinceTrim = Atomic<Int>(0)
+    /// Set on a forwarding socket's server: every connection is held to it.
+    private let forward: ForwardPolicy?
+    /// The agent's own socket's forwards (`forward.*`); nil on a forwarding socket.
+    private let forwards: ForwardRegistry?
 
     public init(core: AgentCore, socket: ListeningSocket, limits: Limits = Limits(), logger: Logger) {
         self.core = core
         self.socket = socket
         self.limits = limits
         self.logger = logger
+        forward = nil
+        let directory = String(socket.path[..<(socket.path.lastIndex(of: "/") ?? socket.path.startIndex)])
+        forwards = ForwardRegistry(core: core, directory: directory.isEmpty ? "." : directory, limits: limits, logger: logger)
+    }
+
+    /// A forwarding socket's server (ForwardRegistry).
+    init(core: AgentCore, socket: ListeningSocket, limits: Limits, logger: Logger, forward: ForwardPolicy) {
+        self.core = core
+        self.socket = socket
+        self.limits = limits
+        self.logger = logger
+        self.forward = forward
+        forwards = nil
     }
 
     /// Serves until `shutdown()`; then in-flight requests are cancelled (they
@@ -90,8 +107,9 @@ public final class AgentServer: Sendable {
         try await channel.closeFuture.get()
         let open = children.withLock { Array($0.values) }
         for child in open { try? await child.close() }
+        forwards?.closeAll()
         socket.removeFile()
-        logger.info("stopped")
+        logger.info(forward == nil ? "stopped" : "forward stopped")
     }
 
     /// Stops accepting and closes every connection (each cancels what it started).
@@ -135,7 +153,8 @@ public final class AgentServer: Sendable {
                 try channel.pipeline.syncOperations.addHandler(LineDeadlineHandler(lineTimeout: self.limits.lineTimeout))
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: self.limits.maxLineBytes)))
                 try channel.pipeline.syncOperations.addHandler(
-                    ConnectionHandler(core: self.core, limits: self.limits, logger: self.logger, peer: peer))
+                    ConnectionHandler(core: self.core, limits: self.limits, logger: self.logger, peer: peer,
+                                      forward: self.forward, forwards: self.forwards))
             }
         }
     }

@@ -1,6 +1,7 @@
 import AgentCore
 import AgentProtocol
 import FoundationEssentials
+import Interaction
 import Logging
 import NIOCore
 
@@ -23,12 +24,18 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Lines that arrived in the same read as the one that reached the limit:
     /// served in order once a request ends (at most one read's worth).
     private var deferredLines: [Data] = []
+    /// Set when the connection came through a forwarding socket (ForwardPolicy).
+    private let forward: ForwardPolicy?
+    private let forwards: ForwardRegistry?
 
-    init(core: AgentCore, limits: AgentServer.Limits, logger: Logger, peer: PeerCredentials) {
+    init(core: AgentCore, limits: AgentServer.Limits, logger: Logger, peer: PeerCredentials,
+         forward: ForwardPolicy? = nil, forwards: ForwardRegistry? = nil) {
         self.core = core
         self.limits = limits
         self.logger = logger
         self.peer = peer
+        self.forward = forward
+        self.forwards = forwards
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -134,7 +141,21 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         // A request without an id is a notification: JSON-RPC gives it no answer.
         guard let id = request.id else { return }
+        if let forward {
+            do throws(AgentError) { try forward.check(method: request.method, params: request.params) } catch {
+                logger.notice("forwarded request refused", metadata: forwardMetadata(request, forward))
+                state.respond(RPCResponse(id: id, error: error.rpcError))
+                return
+            }
+        } else if let forwards, let answer = forwards.dispatch(method: request.method, params: request.params) {
+            switch answer {
+            case .success(let result): state.respond(RPCResponse(id: id, result: result))
+            case .failure(let error): state.respond(RPCResponse(id: id, error: error.rpcError))
+            }
+            return
+        }
         do {
+            if let forward { logger.info("forwarded request", metadata: forwardMetadata(request, forward)) }
             if let result = try core.dispatchQuick(method: request.method, params: request.params) {
                 state.respond(id: id, encodedResult: result)
                 return
@@ -152,7 +173,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func start(_ request: RPCRequest, id: RPCID, state: ConnectionState) {
-        let core = self.core, limits = self.limits, logger = self.logger
+        let core = self.core, limits = self.limits, logger = self.logger, forward = self.forward
         let interaction = ServerInteraction(id: id, connection: state, answerTimeout: limits.answerTimeout)
         let accepted = state.begin(id, takesTurns: AnswerWait(method: request.method) == .machine) {
             Task {
@@ -160,6 +181,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
                 let deadline = RequestDeadline(limit: limits.requestTimeout, on: state.channel.eventLoop) { state.cancel(id) }
                 var outcome: Result<JSONValue, AgentError>
                 do throws(AgentError) {
+                    // Asked at the agent's own desktop: the far end of a forward cannot answer for itself.
+                    try await forward?.confirm(method: request.method, params: request.params, interaction: DesktopInteraction())
                     outcome = .success(try await core.dispatch(method: request.method, params: request.params, interaction: interaction))
                 } catch {
                     outcome = .failure(error)
@@ -183,6 +206,12 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             let error = AgentError(.invalidRequest, "request id \(id) is already in flight on this connection")
             state.respond(RPCResponse(id: id, error: error.rpcError))
         }
+    }
+
+    /// What the log says of a forwarded request: the method and account, never a token.
+    private func forwardMetadata(_ request: RPCRequest, _ forward: ForwardPolicy) -> Logger.Metadata {
+        ["forward": "\(forward.id)", "method": "\(request.method)",
+         "account": "\(request.params?["account"]?.stringValue.map { DisplayText.plain($0) } ?? "-")", "pid": "\(peer.pid)"]
     }
 
     private func control(_ request: RPCRequest, state: ConnectionState) {
