@@ -7,7 +7,7 @@ public struct PasskeyCommand: AsyncParsableCommand {
         commandName: "passkey",
         abstract: "Passkeys on security keys and tokens under hardware, from a terminal.",
         version: BuildInfo.versionLine(program: invokedName),
-        subcommands: [StatusCommand.self, DevicesCommand.self, PINCommand.self, CredentialsCommand.self, KeyCommand.self, WebAuthnCommand.self, RegisterCommand.self, SignInCommand.self, CardCommand.self, DemoCommand.self, VaultCommand.self, UnlockCommand.self, LockCommand.self, TokenCommand.self, ExecCommand.self, CredentialCommand.self, LoginCommand.self, LogoutCommand.self, AccountsCommand.self, InvokeCommand.self, InstallHandlerCommand.self]
+        subcommands: [StatusCommand.self, DevicesCommand.self, PINCommand.self, CredentialsCommand.self, KeyCommand.self, WebAuthnCommand.self, RegisterCommand.self, SignInCommand.self, CardCommand.self, DemoCommand.self, VaultCommand.self, UnlockCommand.self, LockCommand.self, TokenCommand.self, ExecCommand.self, CredentialCommand.self, LoginCommand.self, LogoutCommand.self, AccountsCommand.self, InvokeCommand.self, InstallHandlerCommand.self, ForwardCommand.self]
     )
 
     public init() {}

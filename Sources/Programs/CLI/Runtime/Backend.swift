@@ -19,6 +19,14 @@ enum Backend {
            let connection = try AgentConnection.connect(path: path) {
             return .agent(connection)
         }
+        // A PASSKEY_AGENT_SOCK that names a socket nobody answers on is most
+        // often an ssh -R forward whose session or forward has ended: a core
+        // started here would hold none of the tokens meant, so say so.
+        if !noAgent, let explicit = environment["PASSKEY_AGENT_SOCK"], !explicit.isEmpty, SocketFile.exists(explicit) {
+            throw AgentError(.notFound, "no agent answers at PASSKEY_AGENT_SOCK=\(explicit). On a remote host, run "
+                             + "`passkey forward --account ACCOUNT` where your key is and connect with the ssh -R line it prints; "
+                             + "or unset PASSKEY_AGENT_SOCK to use this machine's own")
+        }
         guard let core = try InProcessBackend.make(environment: environment) else {
             throw LocalProgram.handOver()
         }
@@ -31,5 +39,17 @@ enum Backend {
         case .agent(let connection): return try await connection.call(method, params, interaction: interaction)
         case .inProcess(let core): return try await core.call(method, params, interaction: interaction)
         }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether a path names a socket (not following a symbolic link).
+enum SocketFile {
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
     }
 }
