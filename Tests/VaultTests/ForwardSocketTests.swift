@@ -114,4 +114,31 @@ import TestSupport
         #expect(try main.call(7, "forward.open", params: #"{"accounts":["work"],"allow":["vault.removeSlot"]}"#).errorKind == "invalid_params")
         #expect(try main.call(8, "forward.open", params: #"{"accounts":[]}"#).errorKind == "invalid_params")
     }
+
+    @Test("passkey forward: needs an account, a sane --ttl and a running agent; --list and --close manage what it opened")
+    func commandLine() throws {
+        let agent = try VaultAgent()
+        let noAgent = try agent.passkey(["forward", "--account", "work"])
+        #expect(noAgent.status != 0 && noAgent.standardError.contains("needs a running passkey-agent"), "\(noAgent.standardError)")
+        try agent.start()
+        for bad in [["forward"], ["forward", "--account", "work", "--ttl", "0"], ["forward", "--account", "work", "--ttl", "8w"],
+                    ["forward", "--account", "work", "--ttl", "-5m"], ["forward", "--account", "work", "--ttl", "99999999d"],
+                    ["forward", "--account", "work", "--confirm", "sometimes"], ["forward", "--list", "--account", "work"]] {
+            let refused = try agent.passkey(bad)
+            #expect(refused.status != 0 && refused.standardOutput.isEmpty, "\(bad): \(refused.standardOutput)")
+        }
+        #expect(try agent.passkey(["forward", "--list"]).standardOutput == "No forward is open.\n")
+        let opened = try agent.passkey(["forward", "--account", "work", "--ttl", "90m", "--json"])
+        #expect(opened.status == 0, "\(opened.standardError)")
+        let info = try #require(try JSONSerialization.jsonObject(with: Data(opened.standardOutput.utf8)) as? [String: Any])
+        let expires = try #require(info["expiresAt"] as? Int)
+        #expect(abs(expires - Int(Date().timeIntervalSince1970) - 5400) < 60, "--ttl 90m is 5400 s")
+        #expect(info["allow"] as? [String] == ["token.get", "agent.status"] && info["confirm"] as? String == "always")
+        let wider = try agent.passkey(["forward", "--account", "work", "--allow", "token.get,vault.removeSlot"])
+        #expect(wider.status != 0 && wider.standardError.contains("cannot serve vault.removeSlot"), "\(wider.standardError)")
+        #expect(try agent.passkey(["forward", "--list"]).standardOutput.hasPrefix("forward 1: "))
+        #expect(try agent.passkey(["forward", "--close", "1"]).status == 0)
+        #expect(try agent.passkey(["forward", "--close", "1"]).status != 0)
+        #expect(try agent.passkey(["forward", "--list"]).standardOutput == "No forward is open.\n")
+    }
 }
