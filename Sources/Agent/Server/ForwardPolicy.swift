@@ -22,6 +22,9 @@ final class ForwardPolicy: Sendable {
     let confirmation: ForwardConfirm
     /// Accounts already confirmed, for `first`.
     private let confirmed = Mutex<Set<String>>([])
+    /// Cleared by `forward.close` and the TTL: the connections still open are
+    /// closed shortly after, but nothing they send from then on is served.
+    private let open = Atomic<Bool>(true)
 
     init(id: Int, path: String, accounts: Set<String>, allow: Set<String>, confirmation: ForwardConfirm) {
         self.id = id
@@ -33,6 +36,7 @@ final class ForwardPolicy: Sendable {
 
     /// Refuses a method or an account outside the forward's lists, before anything runs.
     func check(method: String, params: JSONValue?) throws(AgentError) {
+        guard open.load(ordering: .acquiring) else { throw refusal("forwarding socket \(id) is closed") }
         guard allow.contains(method), Self.forwardable.contains(method) else {
             throw refusal("\(method) is not served through forwarding socket \(id) (it serves \(allow.sorted().joined(separator: ", ")))")
         }
@@ -47,6 +51,8 @@ final class ForwardPolicy: Sendable {
     /// Asks the person at the agent's desktop before a token leaves through
     /// the forward (per `confirmation`); a refusal releases nothing.
     func confirm(method: String, params: JSONValue?, interaction: any UserInteraction) async throws(AgentError) {
+        // Closed between `check` and now (the request waited for its turn).
+        guard open.load(ordering: .acquiring) else { throw refusal("forwarding socket \(id) is closed") }
         guard method == TokenGetMethod.name, let account = params?["account"]?.stringValue else { return }
         switch confirmation {
         case .never: return
@@ -62,8 +68,13 @@ final class ForwardPolicy: Sendable {
         guard allowed else {
             throw AgentError(.cancelled, "the token of \(account) was declined at the agent's desktop (forwarding socket \(id)); nothing was released")
         }
+        // Closed while the person was asked: nothing leaves.
+        guard open.load(ordering: .acquiring) else { throw refusal("forwarding socket \(id) is closed") }
         if confirmation == .first { confirmed.withLock { _ = $0.insert(account) } }
     }
+
+    /// From now on every request is refused.
+    func end() { open.store(false, ordering: .releasing) }
 
     private func refusal(_ message: String) -> AgentError {
         AgentError(.denied, message, details: ["errorCode": .string("forward_restricted"), "forward": .number(Double(id))])

@@ -22,6 +22,7 @@ final class ForwardRegistry: Sendable {
     private struct Open: Sendable {
         let info: ForwardInfo
         let server: AgentServer
+        let policy: ForwardPolicy
         let socket: ListeningSocket
         let expiry: Task<Void, Never>?
     }
@@ -104,7 +105,7 @@ final class ForwardRegistry: Sendable {
             self?.logger.info("forward expired", metadata: ["forward": "\(id)"])
             _ = try? self?.close(id)
         } : nil
-        forwards.withLock { $0.open[id] = Open(info: info, server: server, socket: socket, expiry: expiry) }
+        forwards.withLock { $0.open[id] = Open(info: info, server: server, policy: policy, socket: socket, expiry: expiry) }
         Task { try? await server.run() }
         logger.info("forward opened", metadata: ["forward": "\(id)", "socket": "\(path)", "accounts": "\(accounts.joined(separator: ","))",
                                                  "allow": "\(allow.joined(separator: ","))", "confirm": "\(confirmation.rawValue)", "ttl": "\(ttl)"])
@@ -121,6 +122,7 @@ final class ForwardRegistry: Sendable {
         guard let open = forwards.withLock({ $0.open.removeValue(forKey: id) }) else {
             throw AgentError(.notFound, "no forward \(id) is open (passkey forward --list)")
         }
+        open.policy.end()
         open.expiry?.cancel()
         open.socket.removeFile()
         open.server.shutdown()
