@@ -113,6 +113,9 @@ import TestSupport
         // A forward cannot be opened wider than tokens and status.
         #expect(try main.call(7, "forward.open", params: #"{"accounts":["work"],"allow":["vault.removeSlot"]}"#).errorKind == "invalid_params")
         #expect(try main.call(8, "forward.open", params: #"{"accounts":[]}"#).errorKind == "invalid_params")
+        // At most 16 open at once.
+        for id in 20..<36 { #expect(try main.call(id, "forward.open", params: #"{"accounts":["work"]}"#).result != nil) }
+        #expect(try main.call(40, "forward.open", params: #"{"accounts":["work"]}"#).errorKind == "too_many_connections")
     }
 
     @Test("passkey forward: needs an account, a sane --ttl and a running agent; --list and --close manage what it opened")

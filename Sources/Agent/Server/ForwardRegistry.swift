@@ -31,7 +31,8 @@ final class ForwardRegistry: Sendable {
     private let directory: String
     private let limits: AgentServer.Limits
     private let logger: Logger
-    private let forwards = Mutex<(open: [Int: Open], nextID: Int)>(([:], 1))
+    /// `reserved`: opens under way, counted against `maxOpen` before their socket exists.
+    private let forwards = Mutex<(open: [Int: Open], nextID: Int, reserved: Int)>(([:], 1, 0))
 
     init(core: AgentCore, directory: String, limits: AgentServer.Limits, logger: Logger) {
         self.core = core
@@ -84,15 +85,17 @@ final class ForwardRegistry: Sendable {
         }
         let confirmation = params.confirm ?? .always
         let id: Int = try forwards.withLock { state throws(AgentError) in
-            guard state.open.count < Self.maxOpen else {
+            guard state.open.count + state.reserved < Self.maxOpen else {
                 throw AgentError(.tooManyConnections, "\(Self.maxOpen) forwards are open already; close one (passkey forward --list)")
             }
+            state.reserved += 1
             defer { state.nextID += 1 }
             return state.nextID
         }
         let path = directory + "/forward-" + String(UInt64.random(in: .min ... .max), radix: 16) + ".sock"
         let socket: ListeningSocket
         do { socket = try ListeningSocket.create(at: path, backlog: 16) } catch {
+            forwards.withLock { $0.reserved -= 1 }
             throw AgentError(.internal, "could not open the forwarding socket: \(error.description)")
         }
         let expiresAt = ttl > 0 ? Int64(Date().timeIntervalSince1970) + Int64(ttl) : nil
@@ -105,7 +108,10 @@ final class ForwardRegistry: Sendable {
             self?.logger.info("forward expired", metadata: ["forward": "\(id)"])
             _ = try? self?.close(id)
         } : nil
-        forwards.withLock { $0.open[id] = Open(info: info, server: server, policy: policy, socket: socket, expiry: expiry) }
+        forwards.withLock {
+            $0.reserved -= 1
+            $0.open[id] = Open(info: info, server: server, policy: policy, socket: socket, expiry: expiry)
+        }
         Task { try? await server.run() }
         logger.info("forward opened", metadata: ["forward": "\(id)", "socket": "\(path)", "accounts": "\(accounts.joined(separator: ","))",
                                                  "allow": "\(allow.joined(separator: ","))", "confirm": "\(confirmation.rawValue)", "ttl": "\(ttl)"])
