@@ -20,9 +20,12 @@ enum TerminalPrompt {
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
-        OutputDescriptor(fd).write(prompt)
+        // Echo off before the prompt shows: a person (or a script) answering
+        // as soon as it sees the prompt must not have the secret echoed, nor
+        // flushed away by TCSAFLUSH and then waited for forever.
         guard tcsetattr(fd, TCSAFLUSH, &silent) == 0 else { return nil }
-        defer { _ = tcsetattr(fd, TCSAFLUSH, &saved) }
+        defer { _ = tcsetattr(fd, TCSADRAIN, &saved) }  // keeps what was typed ahead
+        OutputDescriptor(fd).write(prompt)
         return readLine(fd)
     }
 
