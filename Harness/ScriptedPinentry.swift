@@ -44,8 +44,7 @@ public struct ScriptedPinentry: Sendable {
         done
 
         """
-        try TextFile.write(script, to: program)
-        guard chmod(program, 0o700) == 0 else { throw .system("chmod \(program)") }
+        try ExecutableScript.write(script, to: program)
     }
 
     /// What the scripted person was asked to confirm (each CONFIRM's SETDESC, unescaped).

@@ -50,9 +50,7 @@ import Glibc
         let pinentry = try ScriptedPinentry(in: harness.home, answer: .allow)
         let browser = harness.home + "/browser"
         let consent = LoginProvider.consentScript
-        try "#!/bin/sh\npython3 '\(consent)' --follow \"$1\" || python3 '\(consent)' \"$1\"\n"
-            .write(toFile: browser, atomically: true, encoding: .utf8)
-        chmod(browser, 0o700)
+        try ExecutableScript.write("#!/bin/sh\npython3 '\(consent)' --follow \"$1\" || python3 '\(consent)' \"$1\"\n", to: browser)
         let built = (try ProgramPaths.built("passkey") as NSString).deletingLastPathComponent
         var environment = harness.environment.merging(pinentry.environment) { _, new in new }
         environment["PATH"] = built + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
