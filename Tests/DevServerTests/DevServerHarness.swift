@@ -6,11 +6,17 @@ import TestSupport
 import WebAuthn
 
 /// A clock the tests move forward to expire sessions and tokens without waiting.
+/// It runs with the real clock unless frozen: a test about spacing in time
+/// (the device grant's `slow_down`) freezes it, so a loaded machine's pauses
+/// between two requests do not count as time passing.
 final class TestClock: Sendable {
     private let offset = Mutex<TimeInterval>(0)
+    private let frozenAt = Mutex<Date?>(nil)
 
     func advance(seconds: TimeInterval) { offset.withLock { $0 += seconds } }
-    func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    /// From now on time moves only by `advance`.
+    func freeze() { frozenAt.withLock { $0 = $0 ?? Date() } }
+    func now() -> Date { (frozenAt.withLock { $0 } ?? Date()).addingTimeInterval(offset.withLock { $0 }) }
     var devServerClock: DevServerClock { DevServerClock { self.now() } }
 }
 

@@ -35,6 +35,8 @@ import Testing
 
     @Test func pendingSlowDownApproveAndRedeemOnce() async throws {
         try await DevServerHarness.with({ $0.oauth.deviceInterval = 1 }) { h in
+            // Polls "at once" must be at once whatever the machine's load: only `advance` moves time.
+            h.clock.freeze()
             let o = OAuthHarness(h)
             let device = try await start(o)
             #expect(device.interval == 1)
