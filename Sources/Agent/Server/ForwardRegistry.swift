@@ -98,7 +98,9 @@ final class ForwardRegistry: Sendable {
             forwards.withLock { $0.reserved -= 1 }
             throw AgentError(.internal, "could not open the forwarding socket: \(error.description)")
         }
-        let expiresAt = ttl > 0 ? Int64(Date().timeIntervalSince1970) + Int64(ttl) : nil
+        // ttl is at most maxTTLSeconds (checked above); the sum saturates all the same.
+        let sum = Int64(Date().timeIntervalSince1970).addingReportingOverflow(Int64(clamping: ttl))
+        let expiresAt = ttl > 0 ? (sum.overflow ? Int64.max : sum.partialValue) : nil
         let info = ForwardInfo(id: id, path: path, accounts: accounts, allow: allow, confirm: confirmation, expiresAt: expiresAt)
         let policy = ForwardPolicy(id: id, path: path, accounts: Set(accounts), allow: Set(allow), confirmation: confirmation)
         let server = AgentServer(core: core, socket: socket, limits: limits, logger: logger, forward: policy)

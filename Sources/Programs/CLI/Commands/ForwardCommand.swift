@@ -94,10 +94,11 @@ struct ForwardCommand: Verb {
         var unit = 1
         if let last = text.last, let factor = units[last] { unit = factor; digits = digits.dropLast() }
         guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), digits.count <= 7,
-              let count = Int(digits), count > 0, count * unit <= 7 * 86_400 else {
+              let count = Int(digits), count > 0, case let (seconds, overflow) = count.multipliedReportingOverflow(by: unit),
+              !overflow, seconds <= 7 * 86_400 else {
             throw ValidationError("--ttl takes a duration from 1s to 7d, such as 90s, 15m, 8h or 1d, not \(text)")
         }
-        return count * unit
+        return seconds
     }
 }
 
