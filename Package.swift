@@ -56,6 +56,8 @@ let package = Package(
                        providers: [.apt(["libsystemd-dev"])]),
         // Not a C library but the layer's Swift face of glibc's write(2): the one stderr writer, for every program.
         .target(name: "StandardError", path: "Sources/System/StandardError"),
+        // The one lock for shared state: a pthread mutex, which ThreadSanitizer sees (Synchronization.Mutex's futex it does not).
+        .target(name: "Locking", path: "Sources/System/Locking"),
         // The release and the git commit a program was built from (`--version`); the commit is
         // written at build time by the BuildCommit plugin (Plugins/BuildCommit).
         .target(name: "BuildInfo", path: "Sources/System/BuildInfo", plugins: ["BuildCommit"]),
@@ -82,12 +84,12 @@ let package = Package(
         // What libfido2's custom I/O hooks talk to: a device speaking CTAPHID in 64-byte packets.
         // FIDO drives it; the virtual authenticator implements it, so neither imports the other.
         .target(name: "PacketDevice", path: "Sources/Devices/PacketDevice"),
-        .target(name: "VirtualAuthenticator", dependencies: ["PacketDevice", "CBOR", "WebAuthn", "DecodingErrors", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
-        .target(name: "VirtualCard", dependencies: ["Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", "VirtualAuthenticator", crypto, logging], path: "Sources/Devices/VirtualCard"),
-        .target(name: "SmartCard", dependencies: ["CPCSC", "ISO7816"], path: "Sources/Devices/SmartCard"),
+        .target(name: "VirtualAuthenticator", dependencies: ["Locking", "PacketDevice", "CBOR", "WebAuthn", "DecodingErrors", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
+        .target(name: "VirtualCard", dependencies: ["Locking", "Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", "VirtualAuthenticator", crypto, logging], path: "Sources/Devices/VirtualCard"),
+        .target(name: "SmartCard", dependencies: ["Locking", "CPCSC", "ISO7816"], path: "Sources/Devices/SmartCard"),
         // FIDO2 keys through libfido2: USB (hidraw), the software authenticator through the I/O hooks, and
         // NFC keys on PC/SC readers through libfido2's transport functions over SmartCard (issue 14).
-        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "WebAuthn", "Interaction", "PacketDevice", "SmartCard", "ISO7816"], path: "Sources/Devices/FIDO"),
+        .target(name: "FIDO", dependencies: ["Locking", "CFIDO2", "CBOR", "WebAuthn", "Interaction", "PacketDevice", "SmartCard", "ISO7816"], path: "Sources/Devices/FIDO"),
         .target(name: "PIV", dependencies: ["SmartCard", "Hexadecimal", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
 
         // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
@@ -98,38 +100,38 @@ let package = Package(
         .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport", "LoopbackHost"], path: "Sources/Identity/Tokens"),
         // OpenID Connect for `passkey login`: discovery, PKCE, the loopback redirect listener, the
         // device grant, ID-token validation (jwt-kit: no hand-written JOSE), revocation.
-        .target(name: "OpenID", dependencies: ["Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
+        .target(name: "OpenID", dependencies: ["Locking", "Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
                                                nio, nioPosix, nioHTTP1], path: "Sources/Identity/OpenID"),
         // Beyond Identity invoke URLs (issue 12): URL shapes, the request JWT verified against its
         // trusted `jku` (jwt-kit through OpenID's key choice), the proof and passkey binding calls.
-        .target(name: "BeyondIdentity", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "LoopbackHost", "CPSL", jwtKit], path: "Sources/Identity/BeyondIdentity"),
+        .target(name: "BeyondIdentity", dependencies: ["Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "LoopbackHost", "CPSL", jwtKit], path: "Sources/Identity/BeyondIdentity"),
         // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
         // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
         .target(name: "OktaIDX", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
-        .target(name: "DevServer", dependencies: ["WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
+        .target(name: "DevServer", dependencies: ["Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
         // that runs every method, the server, and the client the CLI uses.
-        .target(name: "Vault", dependencies: ["FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
+        .target(name: "Vault", dependencies: ["Locking", "FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
         .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
         // Asking the person where no socket client answers: pinentry (PIN, CONFIRM) and a
         // UserInteraction over it, for the CLI without a terminal and the agent's own D-Bus requests.
         .target(name: "Prompts", dependencies: ["Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
         .target(name: "AgentProtocol", dependencies: ["BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
-        .target(name: "AgentCore", dependencies: ["AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
+        .target(name: "AgentCore", dependencies: ["Locking", "AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX",
                                                   "PIV", "PIVWire", "SmartCard", "Hexadecimal", "Prompts", "WebAuthnJSON", "SecureFiles"], path: "Sources/Agent/Core"),
         // The URL-scheme handler as a D-Bus-activatable application: `Open` on the session bus runs `invoke`.
         .target(name: "DesktopBus", dependencies: ["CSystemd", "AgentCore", "AgentProtocol", "Interaction", "Prompts", "Settings", "Tokens", logging],
                 path: "Sources/Agent/DesktopBus"),
-        .target(name: "AgentServer", dependencies: ["AgentCore", "AgentProtocol", "Interaction", "CMalloc", "DesktopBus",
+        .target(name: "AgentServer", dependencies: ["Locking", "AgentCore", "AgentProtocol", "Interaction", "CMalloc", "DesktopBus",
                                                     nio, nioPosix, logging], path: "Sources/Agent/Server"),
 
         // MARK: Sources/Programs — the command line and the executables: thin mains.
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
-        .target(name: "PasskeyCLI", dependencies: ["AgentClient", "AgentProtocol", "Interaction", "Prompts", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
+        .target(name: "PasskeyCLI", dependencies: ["Locking", "AgentClient", "AgentProtocol", "Interaction", "Prompts", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
                                                   "WebAuthnJSON", "Hexadecimal", "LoopbackHost", argumentParser], path: "Sources/Programs/CLI",
                 swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
@@ -147,7 +149,7 @@ let package = Package(
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        .executableTarget(name: "passkey-bench", dependencies: ["Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // Build tooling: not a layer of what ships.
         .plugin(name: "BuildCommit", capability: .buildTool(), path: "Plugins/BuildCommit"),
@@ -166,37 +168,37 @@ let package = Package(
         // MARK: The harness: child processes, a private pcscd with the virtual card, the agent and
         // devserver launchers, the socket client, a loopback token endpoint; used by the tests and
         // passkey-bench, never linked into a shipped program. No test framework, no Foundation.
-        .target(name: "Harness", path: "Harness"),
+        .target(name: "Harness", dependencies: ["Locking"], path: "Harness"),
         // Test support shared by the test targets: the harness plus what needs Foundation or the
         // WebAuthn model (JSON answers, the software authenticator, fixtures).
         .target(name: "TestSupport", dependencies: ["Harness", "WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
 
         // MARK: Tests.
-        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
-        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "TestSupport", crypto, x509, asn1]),
+        .testTarget(name: "CBORTests", dependencies: ["TestSupport", "CBOR"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["TestSupport", "WebAuthn", "CBOR", crypto, x509, asn1]),
         .testTarget(name: "VirtualAuthenticatorTests",
-                    dependencies: ["VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
-        .testTarget(name: "FIDOTests", dependencies: ["FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
-                                                  "CBOR", "TestSupport", crypto]),
+                    dependencies: ["Locking", "TestSupport", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
+        .testTarget(name: "FIDOTests", dependencies: ["Locking", "TestSupport", "FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
+                                                  "CBOR", crypto]),
         .testTarget(name: "SmartCardTests",
-                    dependencies: ["Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "TestSupport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
-        .testTarget(name: "DevServerTests", dependencies: ["DevServer", "WebAuthn", "CBOR", "TestSupport", "passkey-devserver", jwtKit, crypto]),
-        .testTarget(name: "SettingsTests", dependencies: ["Settings", "Harness"]),
-        .testTarget(name: "InteractionTests", dependencies: ["Interaction"]),
-        .testTarget(name: "SecureFilesTests", dependencies: ["SecureFiles"]),
-        .testTarget(name: "DecodingErrorsTests", dependencies: ["DecodingErrors"]),
-        .testTarget(name: "PIVWireTests", dependencies: ["PIVWire", "Hexadecimal"]),
-        .testTarget(name: "HexadecimalTests", dependencies: ["Hexadecimal"]),
+                    dependencies: ["TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
+        .testTarget(name: "DevServerTests", dependencies: ["Locking", "TestSupport", "DevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
+        .testTarget(name: "SettingsTests", dependencies: ["TestSupport", "Settings", "Harness"]),
+        .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction"]),
+        .testTarget(name: "SecureFilesTests", dependencies: ["TestSupport", "SecureFiles"]),
+        .testTarget(name: "DecodingErrorsTests", dependencies: ["TestSupport", "DecodingErrors"]),
+        .testTarget(name: "PIVWireTests", dependencies: ["TestSupport", "PIVWire", "Hexadecimal"]),
+        .testTarget(name: "HexadecimalTests", dependencies: ["TestSupport", "Hexadecimal"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
-        .testTarget(name: "OpenIDTests", dependencies: ["OpenID", "Tokens", "HTTPTransport", "TestSupport", "Harness", jwtKit, crypto, cryptoExtras]),
-        .testTarget(name: "BeyondIdentityTests", dependencies: ["BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
+        .testTarget(name: "OpenIDTests", dependencies: ["Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),
+        .testTarget(name: "BeyondIdentityTests", dependencies: ["Locking", "TestSupport", "BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
         // The IDX client against recorded answers shaped like the public SDK's mocks (Fixtures/), on a loopback server.
-        .testTarget(name: "OktaIDXTests", dependencies: ["OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", "TestSupport",
+        .testTarget(name: "OktaIDXTests", dependencies: ["Locking", "TestSupport", "OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness",
                                                    "passkey-devserver", crypto],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "Tokens", "TestSupport", "AgentCore", "FIDO", "VirtualAuthenticator", crypto]),
+        .testTarget(name: "VaultTests", dependencies: ["Locking", "TestSupport", "Vault", "Tokens", "AgentCore", "FIDO", "VirtualAuthenticator", crypto]),
     ]
 )
 

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +15,7 @@ public final class AgentHarness: Sendable {
     /// What the agent runs with, and what `passkey` needs to find this agent (and only this one).
     public let environment: [String: String]
     private let executable: String?
-    private let running = Mutex<RunningProcess?>(nil)
+    private let running = Locked<RunningProcess?>(nil)
 
     /// The agent started last, while the harness holds it.
     public var process: RunningProcess? { running.withLock { $0 } }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -56,7 +56,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     public let port: UInt16
     private let listener: Int32
-    private let acceptLoop = Mutex<BackgroundThread?>(nil)
+    private let acceptLoop = Locked<BackgroundThread?>(nil)
 
     /// Listens at once; `answer` gets each request.
     public init(answer: @escaping @Sendable (Request) -> Answer) throws(HarnessError) {

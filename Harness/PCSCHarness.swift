@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -49,9 +49,9 @@ public final class PCSCHarness: Sendable {
         var daemon: ChildProcess?
         var cards: [VirtualCardProcess] = []
     }
-    private let running = Mutex(Running())
+    private let running = Locked(Running())
 
-    private static let sharedHarness = Mutex<PCSCHarness?>(nil)
+    private static let sharedHarness = Locked<PCSCHarness?>(nil)
 
     /// The process-wide harness of a test process: started on first use, and
     /// libpcsclite in this process pointed at it; stopped (daemon and cards

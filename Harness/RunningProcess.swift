@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +12,7 @@ public final class RunningProcess: Sendable {
     public let standardOutputPath: String
     public let standardErrorPath: String
     /// Set once the process has been reaped: waitpid answers only once.
-    private let exitStatus = Mutex<Int32?>(nil)
+    private let exitStatus = Locked<Int32?>(nil)
 
     public var pid: pid_t { process.pid }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -25,11 +25,11 @@ public final class TokenEndpoint: Sendable {
             var stopped = false
         }
 
-        let state: Mutex<State>
+        let state: Locked<State>
         let expiresIn: Int
 
         init(refreshToken: String, expiresIn: Int) {
-            state = Mutex(State(currentRefreshToken: refreshToken))
+            state = Locked(State(currentRefreshToken: refreshToken))
             self.expiresIn = expiresIn
         }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +15,7 @@ public final class VirtualCardProcess: Sendable {
     /// Further `passkey-vcard` options (`--applets`, `--presence`, …).
     private let options: [String]
     /// The process while it runs, and where its log stood when it started.
-    private let running = Mutex<(process: ChildProcess?, logOffset: Int)>((nil, 0))
+    private let running = Locked<(process: ChildProcess?, logOffset: Int)>((nil, 0))
 
     init(executable: String, port: UInt16, statePath: String, logPath: String,
          environment: [String: String], verbose: Bool, options: [String] = []) throws(HarnessError) {

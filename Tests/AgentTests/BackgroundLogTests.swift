@@ -9,7 +9,7 @@ import Glibc
 /// always — `$XDG_STATE_HOME/passkey-agent/agent.log`, creating the missing
 /// directories 0700 (a fresh account has no ~/.local/state), else
 /// `agent.log` beside the socket — so its last words are kept.
-@Suite(.timeLimit(.minutes(2))) struct BackgroundLogTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct BackgroundLogTests {
     /// Starts the agent in the background with `stateHome`, stops it with
     /// SIGTERM, and returns the log file's path once it holds the shutdown line.
     private func runDetached(stateHome: String, harness: AgentHarness) throws -> String? {

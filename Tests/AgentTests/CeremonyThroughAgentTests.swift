@@ -7,7 +7,7 @@ import Glibc
 
 /// Ceremonies through the agent: the same results as in-process, progress
 /// notifications, and cancellation by `$/cancel` or by hanging up.
-@Suite struct CeremonyThroughAgentTests {
+@Suite(.ownThreads) struct CeremonyThroughAgentTests {
     @Test func createAndGetThroughTheAgentMatchInProcess() throws {
         let harness = try AgentHarness()
         try harness.start()

@@ -7,7 +7,7 @@ import Glibc
 
 /// The `passkey` CLI against listeners that are not a working agent of its
 /// own user: it must neither hang nor hand anything to a stranger.
-@Suite struct ClientSocketTests {
+@Suite(.ownThreads) struct ClientSocketTests {
     /// A listener that accepts and never answers: the CLI gives up with
     /// `timeout` (exit 5) and says so, instead of waiting for ever.
     @Test func anAgentThatNeverAnswersIsATimeout() throws {
@@ -82,7 +82,7 @@ import Glibc
 }
 
 /// The CLI against the real agent when every connection slot is taken.
-@Suite struct ClientRefusedTests {
+@Suite(.ownThreads) struct ClientRefusedTests {
     /// The agent's `too_many_connections` line (id null) reaches the person
     /// as what it is, not as "the agent closed the connection".
     @Test func theCLIReportsTooManyConnections() throws {

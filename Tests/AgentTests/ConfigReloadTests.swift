@@ -7,7 +7,7 @@ import Glibc
 
 /// config.toml reaches the running agent: on change and on SIGHUP; what it
 /// ignores is said with the line; a broken edit keeps the settings in force.
-@Suite struct ConfigReloadTests {
+@Suite(.ownThreads) struct ConfigReloadTests {
     private func writeConfig(_ text: String, for harness: AgentHarness) throws {
         let directory = harness.environment["XDG_CONFIG_HOME"]! + "/passkey-agent"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -8,7 +8,7 @@ import Glibc
 /// Bursts of connections past the limit (`--max-connections 128` here; 1024 by default, docs/PROTOCOL.md): the extra
 /// ones get one `too_many_connections` line and are closed at once, and every
 /// slot comes back when its client leaves.
-@Suite struct ConnectionBurstTests {
+@Suite(.ownThreads) struct ConnectionBurstTests {
     static let limit = 128
 
     @Test func burstsPastTheLimitAreRefusedAndEverySlotComesBack() throws {

@@ -6,7 +6,7 @@ import TestSupport
 /// docs/PROTOCOL.md describes them, on a software key with a PIN whose
 /// fingerprint reader recognises no finger: credential management then needs
 /// the PIN, asked through the same `pin` question as the ceremonies.
-@Suite(.timeLimit(.minutes(3))) struct CredentialsThroughAgentTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CredentialsThroughAgentTests {
     static let pin = "246810"
 
     /// An agent whose software key holds alice's passkey for example.org and

@@ -5,7 +5,7 @@ import TestSupport
 /// A client that sends half a request line and then nothing (a hung script,
 /// a slowloris) is told so and closed after the line deadline (10 s), so it
 /// cannot hold a connection slot for ever; whole lines sent slowly are fine.
-@Suite struct HalfLineTests {
+@Suite(.ownThreads) struct HalfLineTests {
     @Test func aLineThatNeverEndsIsClosedAfterTheDeadline() throws {
         let harness = try AgentHarness()
         try harness.start(arguments: ["--max-connections", "3"])

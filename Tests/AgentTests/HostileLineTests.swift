@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Request lines a hostile local process may send: none may stop the agent.
-@Suite struct HostileLineTests {
+@Suite(.ownThreads) struct HostileLineTests {
     /// Ids that are numbers but no Int64: each is answered `invalid_request`
     /// with id null, and the agent keeps serving (an `Int64(n)` trap ended it).
     @Test func numericIdsOutsideInt64AreAnsweredNotFatal() throws {

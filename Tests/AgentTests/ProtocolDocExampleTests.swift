@@ -6,7 +6,7 @@ import TestSupport
 /// page writes them, to a real agent, which must answer each with a result.
 /// A client written from the page then works; a change to the page or to the
 /// params' decoding that breaks one of them fails here.
-@Suite struct ProtocolDocExampleTests {
+@Suite(.ownThreads) struct ProtocolDocExampleTests {
     /// Every request line (an object with `id` and `method`) in the page's
     /// ```json blocks, in the page's order.
     static func documentedRequests() throws -> [(line: String, method: String)] {

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// The framing and JSON-RPC rules of docs/PROTOCOL.md, against the real agent.
-@Suite struct ProtocolTests {
+@Suite(.ownThreads) struct ProtocolTests {
     @Test func statusAnswersWithVersionAndProtocol() throws {
         let harness = try AgentHarness()
         try harness.start()

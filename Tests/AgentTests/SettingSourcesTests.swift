@@ -9,7 +9,7 @@ import Glibc
 /// on the agent's command line, config.toml, or the default — and with no
 /// flag, `[agent] idle-timeout` governs both the vault's idle lock and the
 /// exit of a socket-activated agent (the systemd unit passes no setting).
-@Suite(.timeLimit(.minutes(2))) struct SettingSourcesTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct SettingSourcesTests {
     private func writeConfig(_ text: String, for harness: AgentHarness) throws {
         let directory = harness.environment["XDG_CONFIG_HOME"]! + "/passkey-agent"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

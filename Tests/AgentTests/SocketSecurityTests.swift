@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Who may reach the agent, and where its socket lives.
-@Suite struct SocketSecurityTests {
+@Suite(.ownThreads) struct SocketSecurityTests {
     @Test func socketAndDirectoryAreOwnerOnly() throws {
         let harness = try AgentHarness()
         let agent = try harness.start()
@@ -96,7 +96,7 @@ import Glibc
 /// Where `--socket` may point: the agent creates a missing directory 0700,
 /// uses an existing safe one as it is, and never changes the mode of a
 /// directory it did not create, nor follows a symbolic link to one.
-@Suite struct SocketDirectoryTests {
+@Suite(.ownThreads) struct SocketDirectoryTests {
     /// Runs the agent with `--socket DIRECTORY/agent.sock`; the result once it listens (then stopped) or exits.
     static func start(in directory: String, harness: AgentHarness) throws -> (listened: Bool, standardError: String) {
         let socket = directory + "/agent.sock"

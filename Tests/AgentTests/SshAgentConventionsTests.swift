@@ -10,7 +10,7 @@ import Glibc
 /// `eval "$(passkey-agent -k)"` stops that agent and unsets both, and `-s`
 /// or `-c` choose Bourne or C shell syntax (by default C shell when $SHELL
 /// ends in csh). Each script below runs in a real /bin/sh.
-@Suite(.timeLimit(.minutes(2))) struct SshAgentConventionsTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct SshAgentConventionsTests {
     private func shell(_ script: String, _ harness: AgentHarness, extra: [String: String] = [:]) throws -> ProcessResult {
         var environment = harness.environment
         environment["PATH"] = ProgramPaths.ownDirectoryOfBuiltPrograms + ":/usr/bin:/bin"

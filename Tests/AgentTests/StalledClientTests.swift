@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A client that floods requests and never reads its answers.
-@Suite struct StalledClientTests {
+@Suite(.ownThreads) struct StalledClientTests {
     /// The agent stops reading from such a client once its answers fill the
     /// write buffer, drops it after the stalled-write timeout, and meanwhile
     /// holds little for it: without the read stop, every request read adds an

@@ -6,7 +6,7 @@ import TestSupport
 /// reads them (offline: no running systemd is needed) and rates the
 /// sandbox; the hardening a per-user manager can apply is there, and
 /// nothing it refuses (UserManagerDeploymentTests runs the unit for real).
-@Suite struct SystemdUnitTests {
+@Suite(.ownThreads) struct SystemdUnitTests {
     private let unit = Interop.packageRoot + "/Config/passkey-agent.service"
 
     private func analyze(_ arguments: [String]) throws -> ProcessResult {

@@ -2,12 +2,13 @@ import BeyondIdentity
 import FoundationEssentials
 import Harness
 import Testing
+import TestSupport
 import WebAuthnJSON
 
 /// `BIClient` against scripted answers of a real loopback server: the
 /// proof's redirect and each error code as the case a user knows; binding
 /// links resolved without following them; begin and complete.
-@Suite struct BIClientTests {
+@Suite(.ownThreads) struct BIClientTests {
     static let provePath = "/bi/v1/tenants/t1/realms/r1/transactions/tx-1/prove"
     static let assertion = AuthenticationResponseJSON(
         rawId: [1, 2, 3, 4], response: AuthenticatorAssertionResponseJSON(clientDataJSON: [1], authenticatorData: [2], signature: [3]))

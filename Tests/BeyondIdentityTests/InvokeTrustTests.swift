@@ -2,15 +2,16 @@ import BeyondIdentity
 import FoundationEssentials
 import Harness
 import HTTPTransport
-import Synchronization
+import Locking
 import Testing
+import TestSupport
 
 /// Issue 23's first attack and its neighbours: a request signed by a key set
 /// on a trusted host that names another site's RP ID, another tenant's path
 /// on the same host, a proof or redirect sent elsewhere, a redirect chain to
 /// a loopback URL outside the login. Each is refused before the key or the
 /// network is used for it.
-@Suite struct InvokeTrustTests {
+@Suite(.ownThreads) struct InvokeTrustTests {
     @Test("a trusted application's key set naming github.com as RP ID: refused, nothing signed or posted")
     func aForeignRelyingPartyIsRefused() async throws {
         let idp = try await TestIdentityProvider()
@@ -114,7 +115,7 @@ import Testing
 
     @Test("after a proof, a redirect chain to a loopback URL outside the login is not fetched")
     func aRedirectChainOutsideTheApplicationIsNotFollowed() async throws {
-        let victim = Mutex<[String]>([])
+        let victim = Locked<[String]>([])
         let admin = try LoopbackHTTPServer { request in
             victim.withLock { $0.append(request.target) }
             return .json("{}")

@@ -1,9 +1,10 @@
 import BeyondIdentity
 import Testing
+import TestSupport
 
 /// The shapes `InvokeURL` tells apart, with the SDK's own examples
 /// (okta-bi.md §1.3): any host, the path's last segment, the query fields.
-@Suite struct InvokeURLTests {
+@Suite(.ownThreads) struct InvokeURLTests {
     @Test(arguments: [
         "https://auth-us.beyondidentity.com/bi-authenticate?request=0123456789ABCDEF",
         "https://auth.thisurldoesntmatter.com/bi-authenticate?request=0123456789ABCDEF",

@@ -3,10 +3,11 @@ import FoundationEssentials
 import JWTKit
 import OpenID
 import Testing
+import TestSupport
 
 /// `RequestVerifier` against a real identity provider on loopback, with
 /// request JWTs signed here by jwt-kit: one test per refusal, and acceptance.
-@Suite struct RequestVerifierTests {
+@Suite(.ownThreads) struct RequestVerifierTests {
     @Test func aGoodRequestIsAcceptedWithEveryField() async throws {
         let idp = try await TestIdentityProvider()
         let now = Clock.real()

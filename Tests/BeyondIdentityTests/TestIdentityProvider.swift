@@ -6,7 +6,7 @@ import Harness
 import HTTPTransport
 import JWTKit
 import OpenID
-import Synchronization
+import Locking
 
 /// A small Beyond-Identity-like identity provider on a real loopback HTTP
 /// server: the application's JWKS (an RS256 key `rs-1` and an ES256 key
@@ -21,7 +21,7 @@ final class TestIdentityProvider: Sendable {
         var requests: [LoopbackHTTPServer.Request] = []
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     private let server: LoopbackHTTPServer
     let signers = JWTKeyCollection()
     let rsaKey: JWTKit.Insecure.RSA.PrivateKey
@@ -39,7 +39,7 @@ final class TestIdentityProvider: Sendable {
 
     init() async throws {
         rsaKey = try JWTKit.Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
-        let box = Mutex(WeakIdentityProvider())
+        let box = Locked(WeakIdentityProvider())
         server = try LoopbackHTTPServer { request in
             box.withLock { $0.provider }?.answer(request) ?? .json("{}", status: "503 Service Unavailable")
         }

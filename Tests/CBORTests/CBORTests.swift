@@ -1,7 +1,8 @@
 import Testing
+import TestSupport
 @testable import CBOR
 
-@Suite struct CBOREncodingTests {
+@Suite(.ownThreads) struct CBOREncodingTests {
     @Test func integersUseTheShortestHead() {
         #expect(CBOR.int(0).encoded() == [0x00])
         #expect(CBOR.int(23).encoded() == [0x17])
@@ -37,7 +38,7 @@ import Testing
     }
 }
 
-@Suite struct CBORDecodingTests {
+@Suite(.ownThreads) struct CBORDecodingTests {
     @Test func roundTripsNestedItems() throws {
         let item: CBOR = [1: "rp", 2: [-7, -8, .bytes([0, 255])], "x": ["a": .null, "b": false],
                           3: .int(Int64.min), 4: .unsigned(UInt64.max)]

@@ -1,11 +1,12 @@
 import Testing
+import TestSupport
 @testable import CBOR
 
 /// Heads whose 64-bit argument does not fit a Swift `Int`. libcbor passes
 /// array and map counts as `size_t`, so a count of 2^63 or more arrives as a
 /// negative `Int`: the decoder must answer a `CBORError`, never trap, never
 /// allocate for the count and never build a shorter container than the head claims.
-@Suite struct HugeHeadTests {
+@Suite(.ownThreads) struct HugeHeadTests {
     private static let allOnes = [UInt8](repeating: 0xFF, count: 8)
     private static let twoTo63: [UInt8] = [0x80, 0, 0, 0, 0, 0, 0, 0]
 

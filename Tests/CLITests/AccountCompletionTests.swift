@@ -8,7 +8,7 @@ import Glibc
 /// Account names complete in the shell from the login settings, with no
 /// agent and no vault: bash runs ArgumentParser's generated script, which
 /// calls `passkey ---completion` back (zsh and fish scripts use the same call).
-@Suite struct AccountCompletionTests {
+@Suite(.ownThreads) struct AccountCompletionTests {
     @Test func bashCompletesAccountNamesFromTheSettings() throws {
         let harness = try AgentHarness()
         let accounts = harness.home + "/config/passkey-agent/accounts"

@@ -7,7 +7,7 @@ import Glibc
 
 /// Bad input and refusals: one clear line on stderr, a documented exit
 /// status, and JSON with --json. All in-process (no agent running).
-@Suite struct CLIErrorTests {
+@Suite(.ownThreads) struct CLIErrorTests {
     let harness: AgentHarness
     init() throws { harness = try AgentHarness() }
 
@@ -130,7 +130,7 @@ import Glibc
 
 /// Without a terminal, the PIN comes from pinentry (here a scripted one
 /// speaking the Assuan protocol, as GnuPG's pinentry programs do).
-@Suite struct PinentryTests {
+@Suite(.ownThreads) struct PinentryTests {
     @Test func thePINIsAskedThroughPinentry() throws {
         let harness = try AgentHarness()
         let set = try harness.passkey(["pin", "set", "--device", "virtual", "--pin-stdin"], standardInput: "246810\n")

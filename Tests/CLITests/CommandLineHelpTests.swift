@@ -5,7 +5,7 @@ import TestSupport
 /// `passkey --help` reads as a man page does: what it is and USAGE first,
 /// the subcommands, then the exit statuses, wrapped to 80 columns. The same
 /// through the light `passkey` and `passkey-local`, however the help is asked for.
-@Suite struct CommandLineHelpTests {
+@Suite(.ownThreads) struct CommandLineHelpTests {
     let harness: AgentHarness
     init() throws { harness = try AgentHarness() }
 

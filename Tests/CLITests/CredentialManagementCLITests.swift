@@ -5,7 +5,7 @@ import TestSupport
 /// `passkey credentials list/rm`, `passkey key info/reset` and `passkey pin
 /// change` on the software authenticator, through the real agent (and its
 /// in-process twin), as a person or a script runs them.
-@Suite struct CredentialManagementCLITests {
+@Suite(.ownThreads) struct CredentialManagementCLITests {
     static let pin = "246810"
 
     /// An agent whose software key holds passkeys for alice and bob at

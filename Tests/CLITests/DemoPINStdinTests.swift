@@ -1,11 +1,12 @@
 import Harness
 import Testing
+import TestSupport
 
 /// `passkey demo --pin-stdin` (issues 26 and 28): a script can run the
 /// demo on a PIN-protected key. With the software authenticator the demo
 /// gives its keys that PIN first, so every chapter runs as on a real
 /// PIN-protected key: each command that may touch the key gets the PIN.
-@Suite struct DemoPINStdinTests {
+@Suite(.ownThreads) struct DemoPINStdinTests {
     @Test func theDemoRunsOnAPINProtectedKeyFromAScript() throws {
         let harness = try AgentHarness()
         let demo = try harness.passkey(["demo", "--no-card", "--pin-stdin"], standardInput: "314159\n", timeout: 180)

@@ -7,7 +7,7 @@ import TestSupport
 /// config.toml, looking at the software key does not create it, `token list`
 /// agrees with `vault status` when there is no vault, a damaged entry can be
 /// removed by its account, and `signin` says who it signed in as.
-@Suite struct FirstHourTests {
+@Suite(.ownThreads) struct FirstHourTests {
     static let noKeyConnected = "no security key is connected"
 
     func passkey(_ harness: AgentHarness, _ arguments: [String], input: String? = nil) throws -> ProcessResult {

@@ -8,7 +8,7 @@ import Glibc
 /// A process of the same user listening at PASSKEY_AGENT_SOCK may answer
 /// anything. Numbers in its answers must not crash `passkey` (a trap is exit
 /// status 132/133, by a signal), whatever they are.
-@Suite struct HostileAgentTests {
+@Suite(.ownThreads) struct HostileAgentTests {
     /// A fake agent answering each method with a canned line.
     private static let fakeAgent = #"""
     import json, socket, sys, os

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `passkey webauthn create/get` with the software authenticator, judged by
 /// an independent relying-party library (py_webauthn).
-@Suite struct IndependentVerifierTests {
+@Suite(.ownThreads) struct IndependentVerifierTests {
     @Test func registrationAndBothKindsOfAssertionVerify() throws {
         let harness = try AgentHarness()
         let userId = WebAuthnFixtures.randomBase64URL(32)

@@ -10,7 +10,7 @@ import TestSupport
 /// test's, as `--rules-dir` allows); the installed `passkey` answers
 /// `--version` and finds `passkey-local` beside it; `--uninstall` leaves
 /// nothing behind but what holds the user's data.
-@Suite struct InstallScriptTests {
+@Suite(.ownThreads) struct InstallScriptTests {
     static let programs = ["passkey", "passkey-local", "passkey-agent", "passkey-demo", "passkey-vcard", "passkey-devserver",
                            "git-credential-passkey", "docker-credential-passkey"]
 

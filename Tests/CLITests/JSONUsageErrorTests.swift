@@ -7,7 +7,7 @@ import TestSupport
 /// on stdout, nothing on stderr, exit status 64. The light `passkey` leaves
 /// these command lines to ArgumentParser (ScriptedForm reads only the plain
 /// forms), so both programs are run.
-@Suite struct JSONUsageErrorTests {
+@Suite(.ownThreads) struct JSONUsageErrorTests {
     let harness: AgentHarness
     init() throws { harness = try AgentHarness() }
 

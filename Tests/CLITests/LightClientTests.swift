@@ -8,7 +8,7 @@ import Glibc
 /// `passkey` is the light client: it talks to the agent and links no device
 /// library; without an agent it hands the command line to `passkey-local`,
 /// installed next to it (docs/ARCHITECTURE.md, "Programs").
-@Suite struct LightClientTests {
+@Suite(.ownThreads) struct LightClientTests {
     let harness: AgentHarness
     init() throws { harness = try AgentHarness() }
 

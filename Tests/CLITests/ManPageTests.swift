@@ -6,7 +6,7 @@ import TestSupport
 /// where `vault init` really puts it, its ENVIRONMENT names the variables
 /// passkey reads (BROWSER, PASSKEY_PINENTRY, PCSCLITE_CSOCK_NAME), and its
 /// EXIT STATUS has every status of `passkey --help`.
-@Suite struct ManPageTests {
+@Suite(.ownThreads) struct ManPageTests {
     @Test func filesEnvironmentAndExitStatusesMatchTheProgram() throws {
         let harness = try AgentHarness()
         let page = try ProcessResult.run("/usr/bin/env", ["python3", Interop.packageRoot + "/scripts/manpage", try ProgramPaths.built("passkey")],

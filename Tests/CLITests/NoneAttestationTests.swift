@@ -8,7 +8,7 @@ import WebAuthn
 /// statement and a zero AAGUID — no batch certificate, no model — and the
 /// response's authenticatorData is the same bytes; with "direct" the key's
 /// own packed attestation and AAGUID go through.
-@Suite struct NoneAttestationTests {
+@Suite(.ownThreads) struct NoneAttestationTests {
     static func create(_ harness: AgentHarness, attestation: String?) throws -> (AttestationObject, [String: Any]) {
         var options = WebAuthnFixtures.creationOptions()
         options = options.replacingOccurrences(of: #","attestation":"none""#, with: attestation.map { #","attestation":"\#($0)""# } ?? "")

@@ -8,7 +8,7 @@ import Glibc
 /// `passkey webauthn create` (and `get`) read their options from standard
 /// input. On a terminal they say so first — what they wait for and how to end
 /// it — instead of waiting silently; from a pipe or file they say nothing.
-@Suite struct OptionsFromTerminalTests {
+@Suite(.ownThreads) struct OptionsFromTerminalTests {
     let harness: AgentHarness
     init() throws { harness = try AgentHarness() }
 

@@ -6,7 +6,7 @@ import TestSupport
 
 /// `passkey register` and `passkey signin` against a running
 /// `passkey-devserver`, with a backend-style client on the secret API.
-@Suite struct PasswordlessCeremonyTests {
+@Suite(.ownThreads) struct PasswordlessCeremonyTests {
     /// A devserver process, its keys, and a backend speaking its secret API.
     final class Fixture {
         let harness: AgentHarness

@@ -7,7 +7,7 @@ import TestSupport
 /// always parses with ArgumentParser. Every form the reader accepts, and the
 /// near misses it must leave to ArgumentParser, give the same output and exit
 /// status through both programs, with an agent and without one.
-@Suite struct ScriptedFormTests {
+@Suite(.ownThreads) struct ScriptedFormTests {
     /// Forms the reader takes. `--min-valid 40000000` is more than a year,
     /// which the agent refuses: a value lost on the way would show.
     static let accepted: [[String]] = [

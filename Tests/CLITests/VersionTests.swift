@@ -5,7 +5,7 @@ import TestSupport
 /// Every program answers `--version` with its release and the git commit it
 /// was built from (Plugins/BuildCommit), and a tree that is not a git
 /// checkout says "unknown".
-@Suite struct VersionTests {
+@Suite(.ownThreads) struct VersionTests {
     static let programs = ["passkey", "passkey-local", "passkey-agent", "passkey-demo", "passkey-devserver", "passkey-vcard"]
 
     @Test("--version: the program, its release and a commit of this repository", arguments: programs)

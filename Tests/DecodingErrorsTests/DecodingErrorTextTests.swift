@@ -1,9 +1,10 @@
 import DecodingErrors
 import Foundation
 import Testing
+import TestSupport
 
 /// The one reading of a DecodingError: which member, what is wrong, never the value.
-@Suite struct DecodingErrorTextTests {
+@Suite(.ownThreads) struct DecodingErrorTextTests {
     struct Options: Decodable {
         struct Party: Decodable { var id: String }
         struct Parameter: Decodable { var alg: Int }

@@ -7,7 +7,7 @@ import WebAuthn
 /// Identities and credential binding jobs (RETURN delivery): the link, the
 /// invoke URL's /bind route, begin/complete with strict registration checks,
 /// and a job that binds once.
-@Suite struct BIBindingTests {
+@Suite(.ownThreads) struct BIBindingTests {
     @Test func aBindingJobBindsOneDiscoverablePasskeyOnce() async throws {
         try await DevServerHarness.with { h in
             let bi = BIHarness(h)

@@ -8,7 +8,7 @@ import TestSupport
 /// the proof → Okta's callback → the app's redirect with Okta's own code,
 /// which /v1/token exchanges with PKCE for tokens whose subject is the BI
 /// identity's username.
-@Suite struct BIOktaRoutingTests {
+@Suite(.ownThreads) struct BIOktaRoutingTests {
     func withProgram(_ arguments: [String] = [], _ body: (DevServerHarness, DevServerProcess) async throws -> Void) async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("devserver-bi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: false)

@@ -7,7 +7,7 @@ import WebAuthn
 
 /// The proof (our protocol: a WebAuthn assertion over the request's nonce)
 /// and each way it is refused, then BI's token endpoint for its OIDC client.
-@Suite struct BIProveTests {
+@Suite(.ownThreads) struct BIProveTests {
     @Test func aGoodProofRedirectsWithACodeOnce() async throws {
         try await DevServerHarness.with { h in
             let bi = BIHarness(h)

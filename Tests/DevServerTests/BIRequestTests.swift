@@ -7,7 +7,7 @@ import WebAuthn
 
 /// The Beyond-Identity-like IdP's discovery, JWKS and /authorize: the request
 /// JWT's shape and signature as an app checks them, and manual invocation.
-@Suite struct BIRequestTests {
+@Suite(.ownThreads) struct BIRequestTests {
     /// The request JWT's claims a verifier reads (jwt-kit checks the signature).
     struct RequestClaims: JWTPayload {
         var iss: IssuerClaim

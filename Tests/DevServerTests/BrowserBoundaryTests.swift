@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Any web page the user opens can send requests to the devserver's port.
 /// It used to answer `Access-Control-Allow-Origin: *` everywhere, so a page
@@ -8,7 +9,7 @@ import Testing
 /// passwordless.dev public API answers CORS; the OAuth, /activate, BI and
 /// IDX routes take only their own Host and, when a request names one, their
 /// own Origin.
-@Suite struct BrowserBoundaryTests {
+@Suite(.ownThreads) struct BrowserBoundaryTests {
     enum BIPaths {
         static let discovery = "/bi/v1/tenants/t1/realms/r1/applications/a1/.well-known/openid-configuration"
     }

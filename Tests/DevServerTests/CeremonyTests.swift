@@ -5,7 +5,7 @@ import TestSupport
 import WebAuthn
 
 /// The happy paths, as a backend and a client would run them.
-@Suite struct CeremonyTests {
+@Suite(.ownThreads) struct CeremonyTests {
     @Test func registerThenSignInByAliasUserIdAndDiscoverable() async throws {
         try await DevServerHarness.with { h in
             var key = SoftwareAuthenticator()

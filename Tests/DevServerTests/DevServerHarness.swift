@@ -1,6 +1,6 @@
 import DevServer
 import Foundation
-import Synchronization
+import Locking
 import Testing
 import TestSupport
 import WebAuthn
@@ -10,8 +10,8 @@ import WebAuthn
 /// (the device grant's `slow_down`) freezes it, so a loaded machine's pauses
 /// between two requests do not count as time passing.
 final class TestClock: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
-    private let frozenAt = Mutex<Date?>(nil)
+    private let offset = Locked<TimeInterval>(0)
+    private let frozenAt = Locked<Date?>(nil)
 
     func advance(seconds: TimeInterval) { offset.withLock { $0 += seconds } }
     /// From now on time moves only by `advance`.

@@ -8,7 +8,7 @@ import WebAuthn
 /// (identify → select-authenticator-enroll → enroll-authenticator), then signs
 /// in with it (identify → select-authenticator-authenticate →
 /// challenge-authenticator), and the interaction code buys the code flow's tokens.
-@Suite struct IDXFlowTests {
+@Suite(.ownThreads) struct IDXFlowTests {
     @Test func aNewUserEnrollsAKeyThenSignsInWithIt() async throws {
         try await IDXHarness.with { idx in
             var key = SoftwareAuthenticator()

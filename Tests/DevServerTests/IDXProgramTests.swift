@@ -6,7 +6,7 @@ import TestSupport
 /// The IDX options on the real `passkey-devserver`: users from --idx-user and
 /// a private --idx-users-file (passwords never on the command line), and the
 /// users file's rules.
-@Suite struct IDXProgramTests {
+@Suite(.ownThreads) struct IDXProgramTests {
     func withDirectory(_ body: (String) async throws -> Void) async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("devserver-idx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: false)

@@ -8,7 +8,7 @@ import WebAuthn
 /// password, an expired stateHandle, a replayed interaction code, a wrong
 /// PKCE verifier, an assertion from a key not enrolled for the user, a
 /// reused challenge, a bad enrollment; and cancel, which starts again.
-@Suite struct IDXRefusalTests {
+@Suite(.ownThreads) struct IDXRefusalTests {
     @Test func aWrongPasswordIsAFieldErrorAndTheRightOneEnrollsThenSignsIn() async throws {
         try await IDXHarness.with { idx in
             let start = try await idx.start()

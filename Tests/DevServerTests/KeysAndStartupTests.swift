@@ -1,8 +1,9 @@
 import DevServer
 import Foundation
 import Testing
+import TestSupport
 
-@Suite struct KeysAndStartupTests {
+@Suite(.ownThreads) struct KeysAndStartupTests {
     @Test func startupLineNamesURLKeysRpIdAndOrigins() async throws {
         try await DevServerHarness.with { h in
             let server = try #require(h.inProcess)

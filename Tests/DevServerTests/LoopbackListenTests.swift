@@ -1,12 +1,13 @@
 @testable import DevServer
 import Foundation
 import Testing
+import TestSupport
 
 /// The devserver has no TLS and prints its secret, so it listens only on
 /// addresses that can only mean this machine. A host that merely starts with
 /// "127." is a DNS name anyone can point anywhere; it must be refused as a
 /// configuration error before any name is resolved or socket opened.
-@Suite struct LoopbackListenTests {
+@Suite(.ownThreads) struct LoopbackListenTests {
     @Test(arguments: ["127.evil.example", "127.0.0.1.evil.example", "127.", "127.0.0.1.", "127.1", "0x7f.0.0.1",
                       "2130706433", "0177.0.0.1", "127.0.0.256", "127.0.0.01", "localhost.", "localhost.evil.example",
                       "::ffff:127.0.0.1", "::2", "::1%lo", "[::1]", "1.2.3.4", "0.0.0.0", "::", ""])

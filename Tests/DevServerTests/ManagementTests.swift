@@ -5,7 +5,7 @@ import TestSupport
 import WebAuthn
 
 /// The secret API's bookkeeping: aliases, credentials, users, generated tokens.
-@Suite struct ManagementTests {
+@Suite(.ownThreads) struct ManagementTests {
     @Test func aliasesReplaceConflictAndList() async throws {
         try await DevServerHarness.with { h in
             #expect(try await h.secret("POST", "/alias", ["userId": "ada", "aliases": ["ada@example.com", "ada"], "hashing": false]).status == 204)

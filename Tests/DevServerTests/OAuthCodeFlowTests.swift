@@ -5,7 +5,7 @@ import TestSupport
 
 /// The authorization code flow with PKCE through the consent form, and each
 /// way a request is refused.
-@Suite struct OAuthCodeFlowTests {
+@Suite(.ownThreads) struct OAuthCodeFlowTests {
     @Test func codeFlowIssuesVerifiedTokensAndUserInfo() async throws {
         try await DevServerHarness.with { h in
             let o = OAuthHarness(h)

@@ -1,10 +1,11 @@
 import DevServer
 import Foundation
 import Testing
+import TestSupport
 
 /// The device authorization grant (RFC 8628): user codes, polling with
 /// authorization_pending and slow_down, approval and denial at /activate, expiry.
-@Suite struct OAuthDeviceFlowTests {
+@Suite(.ownThreads) struct OAuthDeviceFlowTests {
     struct Device {
         var deviceCode: String
         var userCode: String

@@ -1,9 +1,10 @@
 import DevServer
 import Foundation
 import Testing
+import TestSupport
 
 /// Discovery and the JWKS: the shapes `passkey login` and other OIDC clients rely on.
-@Suite struct OAuthDiscoveryTests {
+@Suite(.ownThreads) struct OAuthDiscoveryTests {
     @Test func metadataNamesEveryEndpointUnderTheExactIssuer() async throws {
         try await DevServerHarness.with { h in
             let o = OAuthHarness(h)

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The authorization server's command-line options on the real
 /// `passkey-devserver`: RS256 ID tokens, extra clients, lifetimes and device
 /// intervals on the real clock, signing keys kept in --data-dir.
-@Suite struct OAuthProgramTests {
+@Suite(.ownThreads) struct OAuthProgramTests {
     func withDirectory(_ body: (String) async throws -> Void) async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("devserver-oauth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: false)

@@ -1,10 +1,11 @@
 import DevServer
 import Foundation
 import Testing
+import TestSupport
 
 /// Refresh tokens rotate; a replayed one revokes its family; scopes narrow
 /// but never widen; revocation (RFC 7009) and expiry end tokens.
-@Suite struct OAuthRefreshTests {
+@Suite(.ownThreads) struct OAuthRefreshTests {
     @Test func refreshRotatesAndKeepsTheIDTokensIdentity() async throws {
         try await DevServerHarness.with { h in
             let o = OAuthHarness(h)

@@ -6,7 +6,7 @@ import WebAuthn
 
 /// The real executable: its start-up line, `--data-dir` across a restart,
 /// graceful SIGTERM, and the data directory's lock.
-@Suite struct PersistenceTests {
+@Suite(.ownThreads) struct PersistenceTests {
     @Test func dataDirectorySurvivesARestart() async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("devserver-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: false)

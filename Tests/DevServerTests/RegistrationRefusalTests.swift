@@ -6,7 +6,7 @@ import WebAuthn
 
 /// Each forged or replayed registration is refused with a 4xx problem, and
 /// an honest one still succeeds afterwards.
-@Suite struct RegistrationRefusalTests {
+@Suite(.ownThreads) struct RegistrationRefusalTests {
     typealias Tampering = SoftwareAuthenticator.Tampering
 
     /// Begins a registration, posts the tampered response, expects the

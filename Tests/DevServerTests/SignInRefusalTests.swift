@@ -6,7 +6,7 @@ import WebAuthn
 
 /// Each forged or replayed sign-in is refused with a 4xx problem, and an
 /// honest sign-in still succeeds afterwards.
-@Suite struct SignInRefusalTests {
+@Suite(.ownThreads) struct SignInRefusalTests {
     typealias Tampering = SoftwareAuthenticator.Tampering
 
     /// Registers `user-1`, begins a sign-in with `begin`, posts the tampered

@@ -5,7 +5,7 @@ import TestSupport
 /// The devserver's data directory: a state file someone else could have put
 /// there is refused at start with the reason, and temporary files a crashed
 /// server left behind are removed (a live writer's never: see SecureFiles).
-@Suite struct StateFileTrustTests {
+@Suite(.ownThreads) struct StateFileTrustTests {
     private func arguments(_ dataDirectory: String) -> [String] {
         ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--rp-id", "localhost",
          "--origin", "https://localhost", "--log-level", "warning"]

@@ -4,20 +4,21 @@ import Foundation
 @testable import FIDO
 import ISO7816
 import SmartCard
-import Synchronization
+import Locking
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
 /// Two of issue 30's findings on the FIDO side: a card whose answer is
 /// nothing at all has left the reader (not "malformed"), and the PIN retries
 /// read for an error's message waits for the handle like every request.
-@Suite struct CardGoneAndHandleLockTests {
+@Suite(.ownThreads) struct CardGoneAndHandleLockTests {
     /// A scripted card that, after `answering` APDUs, answers with 0 bytes —
     /// what pcsc-lite hands over when the card's process dies mid-command.
     final class FallsSilent: CardChannel, @unchecked Sendable {
         let card: ScriptedFIDOCard
-        let silentAfter = Mutex<Int?>(nil)
-        private let answered = Mutex(0)
+        let silentAfter = Locked<Int?>(nil)
+        private let answered = Locked(0)
         var readerName: String { card.readerName }
 
         init(_ card: ScriptedFIDOCard) { self.card = card }
@@ -56,7 +57,7 @@ import VirtualAuthenticator
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let returned = DispatchSemaphore(value: 0)
-        let retries = Mutex<Int?>(nil)
+        let retries = Locked<Int?>(nil)
         // Threads of their own: GCD's pool on Linux is as wide as the cores and
         // does not grow for a blocked worker, so a queue could hold the read back.
         Thread.detachNewThread {

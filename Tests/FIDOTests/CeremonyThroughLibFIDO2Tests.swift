@@ -1,12 +1,13 @@
 import CFIDO2
 import FIDO
 import Testing
+import TestSupport
 import VirtualAuthenticator
 import WebAuthn
 
 /// makeCredential and getAssertion through libfido2 against the software
 /// authenticator; libfido2's own verifiers judge the results.
-@Suite struct CeremonyThroughLibFIDO2Tests {
+@Suite(.ownThreads) struct CeremonyThroughLibFIDO2Tests {
     @Test(arguments: [COSEAlgorithm.es256, .edDSA])
     func credentialAndAssertionVerifyInLibFIDO2(algorithm: COSEAlgorithm) throws {
         let key = try VirtualKey()

@@ -1,12 +1,13 @@
 import FIDO
 import Foundation
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
 /// Credential management and reset through libfido2's `fido_credman_*` and
 /// `fido_dev_reset` (the 0x41 preview command libfido2 1.12 sends), on the
 /// software authenticator opened as the agent opens any key.
-@Suite struct CredentialManagementThroughLibFIDO2Tests {
+@Suite(.ownThreads) struct CredentialManagementThroughLibFIDO2Tests {
     static let pin = "246810"
 
     /// A PIN-only key with two discoverable credentials for example.org

@@ -1,10 +1,11 @@
 import CFIDO2
 import FIDO
 import Testing
+import TestSupport
 import VirtualAuthenticator
 import WebAuthn
 
-@Suite struct ExtensionsThroughLibFIDO2Tests {
+@Suite(.ownThreads) struct ExtensionsThroughLibFIDO2Tests {
     /// hmac-secret: the same salt gives the same secret; with UV it is a different one (CTAP 2.1 §12.5).
     @Test func hmacSecretIsStablePerSaltAndDiffersWithUV() throws {
         let key = try VirtualKey()

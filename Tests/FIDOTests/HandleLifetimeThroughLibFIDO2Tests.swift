@@ -1,8 +1,9 @@
 import Foundation
 import FIDO
 import Interaction
-import Synchronization
+import Locking
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
 /// The agent opens a libfido2 handle on the software authenticator per
@@ -10,14 +11,14 @@ import VirtualAuthenticator
 /// on another thread while the next request is in flight. The fault
 /// injection found webauthn.get hanging forever after that: the close
 /// abandoned the other handle's request and dropped its answer.
-@Suite struct HandleLifetimeThroughLibFIDO2Tests {
+@Suite(.ownThreads) struct HandleLifetimeThroughLibFIDO2Tests {
     let request = MakeCredentialRequest(clientDataHash: hash("a"), rpId: "example.org", userId: [1])
 
     /// Runs `body` on a plain thread (the test runner's cooperative threads
     /// may be busy) and reports its outcome once it ends.
     final class Worker: Sendable {
-        private let outcome = Mutex<Result<Void, FIDOError>?>(nil)
-        let stages = Mutex<[ProgressStage]>([])
+        private let outcome = Locked<Result<Void, FIDOError>?>(nil)
+        let stages = Locked<[ProgressStage]>([])
 
         init(_ body: @escaping @Sendable (Worker) throws(FIDOError) -> Void) {
             let thread = Thread { [self] in
@@ -75,7 +76,7 @@ import VirtualAuthenticator
     /// requests of its own, which a busy key refuses.)
     @Test func requestsSucceedWhileOtherHandlesAreFreed() throws {
         let key = try VirtualKey()
-        let others = Mutex<[FIDODevice]>(try (0..<200).map { _ in try key.reopened() })
+        let others = Locked<[FIDODevice]>(try (0..<200).map { _ in try key.reopened() })
         let device = key.device, request = self.request
         let churn = Worker { _ throws(FIDOError) in
             while let handle = others.withLock({ $0.popLast() }) {

@@ -3,8 +3,9 @@ import FIDO
 import Interaction
 import ISO7816
 import SmartCard
-import Synchronization
+import Locking
 import Testing
+import TestSupport
 import VirtualAuthenticator
 import WebAuthn
 
@@ -12,7 +13,7 @@ import WebAuthn
 /// CTAP as NFCCTAP_MSG APDUs) against a card in this process that chains,
 /// keeps alive, cancels and disappears on demand. libfido2's own verifiers
 /// judge the ceremonies; the real pcscd path is in SmartCardTests.
-@Suite struct NFCTransportThroughLibFIDO2Tests {
+@Suite(.ownThreads) struct NFCTransportThroughLibFIDO2Tests {
     static let descriptor = DeviceDescriptor(path: "pcsc:scripted", manufacturer: "", product: "scripted card",
                                              vendorId: 0, productId: 0, isSoftware: false, transport: .nfc)
     /// No waiting between keepalive polls: the card answers at once anyway.
@@ -82,7 +83,7 @@ import WebAuthn
     func keepalivesBecomeTapPrompts() throws {
         let card = try ScriptedFIDOCard(.init(keepalives: 3))
         let device = try open(card)
-        let stages = Mutex<[ProgressStage]>([])
+        let stages = Locked<[ProgressStage]>([])
         _ = try device.makeCredential(MakeCredentialRequest(clientDataHash: hash("r"), rpId: "example.org", userId: [1], userName: "a"),
                                       progress: { stage in stages.withLock { $0.append(stage) } })
         #expect(stages.withLock { $0 }.contains(.tap))
@@ -96,7 +97,7 @@ import WebAuthn
             let card = try ScriptedFIDOCard()
             let device = try open(card)
             card.change { $0.waitForever = true; $0.honoursCancel = honours }
-            let heard = Mutex(false)
+            let heard = Locked(false)
             let task = Task {
                 try await device.perform { device throws(FIDOError) in
                     try device.makeCredential(MakeCredentialRequest(clientDataHash: hash("r"), rpId: "example.org", userId: [1], userName: "a"),

@@ -1,10 +1,11 @@
 import FIDO
 import Foundation
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
 /// PIN handling through libfido2's ClientPIN code (protocol 2, which libfido2 prefers).
-@Suite struct PINThroughLibFIDO2Tests {
+@Suite(.ownThreads) struct PINThroughLibFIDO2Tests {
     @Test func setChangeAndUseThePIN() throws {
         let key = try VirtualKey(VirtualAuthenticatorConfiguration(builtInUV: false))
         #expect(key.device.info.hasPIN == false)

@@ -1,7 +1,7 @@
 import FIDO
 import ISO7816
 import SmartCard
-import Synchronization
+import Locking
 import VirtualAuthenticator
 
 /// A FIDO applet on a card, in this process, answering the way a card may —
@@ -34,11 +34,11 @@ final class ScriptedFIDOCard: CardChannel, @unchecked Sendable {
         var keepalivesLeft = 0
         var answered = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(_ behaviour: Behaviour = Behaviour(), authenticator: CTAP2Authenticator? = nil) throws {
         self.authenticator = try authenticator ?? CTAP2Authenticator(configuration: VirtualAuthenticatorConfiguration())
-        state = Mutex(State(behaviour: behaviour))
+        state = Locked(State(behaviour: behaviour))
     }
 
     var sentCommands: [[UInt8]] { state.withLock { $0.sent } }

@@ -1,13 +1,14 @@
 import Foundation
 import FIDO
 import Interaction
-import Synchronization
+import Locking
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
 /// The simulated user's answers reach the caller as clear errors, and a
 /// waiting request can be cancelled.
-@Suite struct UserActionThroughLibFIDO2Tests {
+@Suite(.ownThreads) struct UserActionThroughLibFIDO2Tests {
     let request = MakeCredentialRequest(clientDataHash: hash("a"), rpId: "example.org", userId: [1])
 
     @Test func deniedPresenceIsOperationDenied() throws {
@@ -30,8 +31,8 @@ import VirtualAuthenticator
     /// two cooperative threads may be busy with other tests.)
     @Test func waitingForTouchReportsProgressAndCancels() throws {
         let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
-        let stages = Mutex<[ProgressStage]>([])
-        let outcome = Mutex<(error: FIDOError?, at: ContinuousClock.Instant)?>(nil)
+        let stages = Locked<[ProgressStage]>([])
+        let outcome = Locked<(error: FIDOError?, at: ContinuousClock.Instant)?>(nil)
         let device = key.device, request = self.request
         let worker = Thread {
             do throws(FIDOError) {
@@ -59,7 +60,7 @@ import VirtualAuthenticator
     /// Cancelling the task that awaits `perform` cancels the request on the key.
     @Test func cancellingTheTaskCancelsTheRequest() async throws {
         let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
-        let asked = Mutex(false)
+        let asked = Locked(false)
         let device = key.device, request = self.request
         let task = Task {
             try await device.perform { device throws(FIDOError) in
@@ -73,7 +74,7 @@ import VirtualAuthenticator
 
     @Test func approveAfterADelaySucceeds() throws {
         let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .approveAfter(milliseconds: 250)))
-        let touched = Mutex(false)
+        let touched = Locked(false)
         _ = try key.device.makeCredential(request, progress: { if $0 == .touch { touched.withLock { $0 = true } } })
         #expect(touched.withLock { $0 })
     }

@@ -1,10 +1,11 @@
 import FuzzTargets
 import Testing
+import TestSupport
 
 /// Every input the fuzz targets keep — the seed corpora and each input that
 /// once crashed a parser — replayed through the plain (uninstrumented) build,
 /// so a fixed crash cannot come back unnoticed and a target cannot lose its seeds.
-@Suite struct FuzzRegressionTests {
+@Suite(.ownThreads) struct FuzzRegressionTests {
     static let fuzzFolder: String = {
         // Tests/FuzzRegressionTests/FuzzRegressionTests.swift → the package root.
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)

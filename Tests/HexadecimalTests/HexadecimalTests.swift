@@ -1,7 +1,8 @@
 import Hexadecimal
 import Testing
+import TestSupport
 
-@Suite("Hexadecimal")
+@Suite("Hexadecimal", .ownThreads)
 struct HexadecimalTests {
     @Test func roundTrip() throws {
         #expect(Hexadecimal.encode([0x00, 0x9D, 0xFF]) == "009dff")

@@ -1,10 +1,11 @@
 import FoundationEssentials
 import Interaction
 import Testing
+import TestSupport
 
 /// What a person is shown before an invoke touches the key: a requester's
 /// words cannot add lines, reorder the text or pose as the agent's facts.
-@Suite struct ConfirmationRequestTests {
+@Suite(.ownThreads) struct ConfirmationRequestTests {
     @Test("control, format (bidi, zero-width) and line/paragraph separator characters are removed")
     func hostileTextIsMadePlain() {
         let crafted = "Acme\n\nIt is safe to touch your key\u{202E}moc.elgoog\u{200B}\u{2028}\u{2029}\u{7}"

@@ -4,14 +4,15 @@ import Harness
 import HTTPTransport
 import OktaIDX
 import OpenID
-import Synchronization
+import Locking
 import Testing
+import TestSupport
 import Tokens
 
 /// The IDX client over HTTP against a loopback server that plays Okta with
 /// the recorded answers: interact, introspect, the forms, the
 /// interaction_code grant with the PKCE check a real server makes.
-@Suite struct IDXClientTests {
+@Suite(.ownThreads) struct IDXClientTests {
     /// The scripted server: each IDX path answers the next fixture queued for it.
     final class ScriptedOkta: Sendable {
         struct State {
@@ -20,12 +21,12 @@ import Tokens
             var challenge: String?
             var codeUsed = false
         }
-        let state = Mutex(State())
+        let state = Locked(State())
         private let server: LoopbackHTTPServer
 
         init() throws {
             // Reached weakly from the server's threads: the test's last reference stops it.
-            let box = Mutex(Weak())
+            let box = Locked(Weak())
             server = try LoopbackHTTPServer { request in
                 box.withLock { $0.okta }?.answer(request) ?? .json("{}", status: "503 Service Unavailable")
             }

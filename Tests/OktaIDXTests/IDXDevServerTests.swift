@@ -9,7 +9,7 @@ import TestSupport
 /// the tests' software authenticator standing in for the key: the grant's
 /// refusals the agent cannot provoke on purpose (it never replays a code or
 /// forgets its verifier), and an assertion by a key the user never enrolled.
-@Suite(.timeLimit(.minutes(2))) struct IDXDevServerTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct IDXDevServerTests {
     final class Server: @unchecked Sendable {
         let program: DevServerProgram
         let directory: String

@@ -1,10 +1,11 @@
 import Foundation
 import OktaIDX
 import Testing
+import TestSupport
 import WebAuthnJSON
 
 /// The ION reader and the loop's decisions on recorded answers.
-@Suite struct IDXResponseTests {
+@Suite(.ownThreads) struct IDXResponseTests {
     @Test("identify: fields from the server's descriptions, stateHandle filled, a missing identifier refused")
     func identify() throws {
         let response = try IDXFixtures.response("01-introspect-identify")

@@ -1,10 +1,11 @@
 import Harness
 import OpenID
 import Testing
+import TestSupport
 
 /// The authorization URL, and reading the redirect in the order that keeps
 /// an attacker's redirect from being trusted: state, error, iss, code.
-@Suite struct AuthorizationRequestTests {
+@Suite(.ownThreads) struct AuthorizationRequestTests {
     static let metadata = ProviderMetadata(
         issuer: "https://id.example.com/oauth2/default",
         authorizationEndpoint: "https://id.example.com/oauth2/default/v1/authorize?tenant=a",

@@ -1,11 +1,12 @@
 import FoundationEssentials
 @testable import OpenID
 import Testing
+import TestSupport
 
 /// RFC 8414 metadata fills the endpoints an OpenID discovery document leaves
 /// out (django-oauth-toolkit names `revocation_endpoint` only there), from
 /// the document for this issuer only, under the same Endpoint rule.
-@Suite struct AuthorizationServerMetadataTests {
+@Suite(.ownThreads) struct AuthorizationServerMetadataTests {
     /// RFC 8414 §3.1's own example, plus a trailing slash and no path.
     @Test func theWellKnownSuffixGoesBetweenHostAndPath() {
         #expect(AuthorizationServerMetadata.url(issuer: "https://example.com/issuer1")

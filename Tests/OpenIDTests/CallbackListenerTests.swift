@@ -1,5 +1,6 @@
 import OpenID
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// The loopback redirect listener, driven by raw HTTP requests over TCP
 /// (a browser would not let a test choose its Host header).
-@Suite struct CallbackListenerTests {
+@Suite(.ownThreads) struct CallbackListenerTests {
     let state = "S-" + String(repeating: "x", count: 41)
 
     /// One request (`GET target` with `host`) to 127.0.0.1:port; the answer's

@@ -2,14 +2,15 @@ import FoundationEssentials
 import Harness
 import HTTPTransport
 @testable import OpenID
-import Synchronization
+import Locking
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-@Suite struct DiscoveryTests {
+@Suite(.ownThreads) struct DiscoveryTests {
     @Test func readsTheProvidersMetadata() async throws {
         let server = try await TestProvider()
         let metadata = try await server.provider().metadata()
@@ -88,7 +89,7 @@ import Glibc
         let directory = try TemporaryDirectory.make(prefix: "openid-cache")
         defer { TemporaryDirectory.remove(directory) }
         let cacheDirectory = directory + "/cache/oidc"
-        let clock = Mutex<Int64>(TokenClock.real())
+        let clock = Locked<Int64>(TokenClock.real())
         let now: @Sendable () -> Int64 = { clock.withLock { $0 } }
         let first = server.provider(cacheDirectory: cacheDirectory, now: now)
         _ = try await first.metadata()

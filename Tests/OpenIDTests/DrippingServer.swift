@@ -1,5 +1,5 @@
 import Harness
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -20,8 +20,8 @@ final class DrippingServer: Sendable {
     let port: UInt16
     let bodyLength: Int
     private let listener: Int32
-    private let outcome = Mutex<Outcome?>(nil)
-    private let thread = Mutex<BackgroundThread?>(nil)
+    private let outcome = Locked<Outcome?>(nil)
+    private let thread = Locked<BackgroundThread?>(nil)
 
     init(bodyLength: Int, intervalMilliseconds: Int32) throws {
         self.bodyLength = bodyLength

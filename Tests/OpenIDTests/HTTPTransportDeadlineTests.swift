@@ -1,12 +1,13 @@
 import HTTPTransport
 import Testing
+import TestSupport
 
 /// The transport's one deadline covers the whole exchange. A provider that
 /// sends its head at once and then drips the body a byte at a time used to
 /// hold the caller (and `login.begin`) for as long as it liked: the deadline
 /// stopped at the head. A real loopback server drips here; the deadline is
 /// the test's (1 s), the body would take 10 s.
-@Suite struct HTTPTransportDeadlineTests {
+@Suite(.ownThreads) struct HTTPTransportDeadlineTests {
     @Test("a dripped body is cut at the deadline: requestTimeout, and the connection is closed")
     func aDrippingBodyIsCutAtTheDeadline() async throws {
         let server = try DrippingServer(bodyLength: 200, intervalMilliseconds: 50)

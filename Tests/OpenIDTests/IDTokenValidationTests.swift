@@ -2,10 +2,11 @@ import FoundationEssentials
 import JWTKit
 import OpenID
 import Testing
+import TestSupport
 
 /// OpenID Connect Core §3.1.3.7 (and §12.2), each check against tokens
 /// jwt-kit signs with the test provider's keys, keys fetched over HTTP.
-@Suite struct IDTokenValidationTests {
+@Suite(.ownThreads) struct IDTokenValidationTests {
     let server: TestProvider
     let validator: IDTokenValidator
 

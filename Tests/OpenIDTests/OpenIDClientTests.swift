@@ -1,12 +1,13 @@
 import Harness
 import HTTPTransport
 import OpenID
-import Synchronization
+import Locking
 import Testing
+import TestSupport
 import Tokens
 
 /// The token, device and revocation endpoints of the test provider, over HTTP.
-@Suite struct OpenIDClientTests {
+@Suite(.ownThreads) struct OpenIDClientTests {
     let server: TestProvider
     let metadata: ProviderMetadata
 
@@ -74,7 +75,7 @@ import Tokens
 
     /// Records the waits the client asks for, and waits for none of them.
     final class Sleeps: Sendable {
-        let asked = Mutex<[Duration]>([])
+        let asked = Locked<[Duration]>([])
         var sleep: @Sendable (Duration) async throws -> Void { { duration in self.asked.withLock { $0.append(duration) } } }
     }
 
@@ -124,7 +125,7 @@ import Tokens
 
     /// The expiry passing ends the polling even while the server keeps saying "pending".
     @Test func thePollingStopsAtTheExpiry() async throws {
-        let clock = Mutex<Int64>(1_700_000_000)
+        let clock = Locked<Int64>(1_700_000_000)
         let now: @Sendable () -> Int64 = { clock.withLock { $0 } }
         let authorization = try await startDevice(interval: 5, expiresIn: 12, now: now)
         #expect(authorization.expiresAt == 1_700_000_012)

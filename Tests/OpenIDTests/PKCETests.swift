@@ -1,7 +1,8 @@
 import OpenID
 import Testing
+import TestSupport
 
-@Suite struct PKCETests {
+@Suite(.ownThreads) struct PKCETests {
     /// RFC 7636 Appendix B: the specification's own verifier and challenge.
     @Test func challengeMatchesTheRFCExample() {
         let pkce = PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")

@@ -5,7 +5,7 @@ import Harness
 import HTTPTransport
 import JWTKit
 import OpenID
-import Synchronization
+import Locking
 
 /// A small OpenID provider on a real loopback HTTP server, for the OpenID
 /// tests: discovery, a JWKS, token, device and revocation endpoints, with
@@ -31,7 +31,7 @@ final class TestProvider: Sendable {
         var cacheControl = "max-age=300"
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     private let server: LoopbackHTTPServer
     let signers = JWTKeyCollection()
     let ecKey = ES256PrivateKey()
@@ -48,7 +48,7 @@ final class TestProvider: Sendable {
         rsaKey = try JWTKit.Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
         // The server's threads reach the provider weakly: the test's last
         // reference going stops the server (deinit).
-        let box = Mutex(WeakProvider())
+        let box = Locked(WeakProvider())
         server = try LoopbackHTTPServer { request in
             box.withLock { $0.provider }?.answer(request) ?? .json("{}", status: "503 Service Unavailable")
         }

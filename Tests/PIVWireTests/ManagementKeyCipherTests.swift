@@ -1,11 +1,12 @@
 import Hexadecimal
 import PIVWire
 import Testing
+import TestSupport
 
 /// The management-key cipher against published known answers, so the client
 /// and the virtual card, which share it, are both checked against the standard
 /// and not only against each other.
-@Suite("Management-key cipher")
+@Suite("Management-key cipher", .ownThreads)
 struct ManagementKeyCipherTests {
     static func bytes(_ hex: String) -> [UInt8] { (try? Hexadecimal.decode(hex)) ?? [] }
 

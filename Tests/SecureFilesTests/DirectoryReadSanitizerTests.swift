@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The stale-file cleanup reads a large directory without reading past
 /// readdir's records (see DirectoryEntries).
@@ -11,7 +12,7 @@ import Testing
 /// size where the old `withUnsafeBytes(of: entry.pointee.d_name)` read made
 /// AddressSanitizer abort with a heap-buffer-overflow READ of size 256. It
 /// takes a few seconds, most of it the compile.
-@Suite struct DirectoryReadSanitizerTests {
+@Suite(.ownThreads) struct DirectoryReadSanitizerTests {
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Sources/Formats/SecureFiles").standardized.path
 

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SecureFiles
 
 /// The lock shared state files are changed under, and the stale temporary
 /// files an interrupted atomic write leaves.
-@Suite struct FileLockTests {
+@Suite(.ownThreads) struct FileLockTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("filelock-\(UUID())").path
 
     @Test func waitingForAHeldLockEndsWithAnErrorNamingIt() throws {

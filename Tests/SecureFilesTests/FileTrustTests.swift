@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SecureFiles
 
 /// Every read of a file in our directories refuses what someone else could
@@ -7,7 +8,7 @@ import Testing
 /// reader), a symlink (which would redirect it), another user's file, a file
 /// others may change. The tests run as root in CI, so chown makes a file
 /// "another user's".
-@Suite struct FileTrustTests {
+@Suite(.ownThreads) struct FileTrustTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("filetrust-\(UUID())").path
 
     private func refusal(_ path: String, trust: FileTrust = .ownedByUs) -> SecureFileError? {

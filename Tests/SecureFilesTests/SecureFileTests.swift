@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SecureFiles
 
-@Suite struct SecureFileTests {
+@Suite(.ownThreads) struct SecureFileTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("securefiles-\(UUID())").path
 
     @Test func writesPrivateFilesInPrivateDirectories() throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SecureFiles
 
 /// A temporary file is stale when no writer holds its lock, whatever pid its
 /// name carries: a pid is reused once its process is gone, a lock dies with
 /// its holder (issue 30 suspected cleanup of trusting the pid).
-@Suite struct StaleTemporaryFileTests {
+@Suite(.ownThreads) struct StaleTemporaryFileTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stale-\(UUID())").path
 
     func make(_ name: String) throws -> String {

@@ -1,5 +1,6 @@
 import Harness
 import Testing
+import TestSupport
 @testable import Settings
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// What `passkey login` remembers per account: written and read back
 /// exactly, under a file name no account name can escape from.
-@Suite struct AccountSettingsTests {
+@Suite(.ownThreads) struct AccountSettingsTests {
     @Test func writesAndReadsBackEveryMember() throws {
         let settings = AccountSettings(issuer: "https://id.example.org/oauth2/default", clientId: "cli \"quoted\" \\ back",
                                        scopes: ["openid", "offline_access"], flow: "device", subject: "00u\n1\u{7}x",

@@ -1,9 +1,10 @@
 import Testing
+import TestSupport
 @testable import Settings
 
 /// `[credential.NAME]` tables: which account's token the credential helpers
 /// give a server; a typo or a half-written table is named with its line.
-@Suite struct CredentialTablesTests {
+@Suite(.ownThreads) struct CredentialTablesTests {
     @Test func tablesAreReadByNameWithTheirKeys() throws {
         let document = try TOMLDocument(parsing: """
             [credential.gitlab]

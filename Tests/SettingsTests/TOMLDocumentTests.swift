@@ -1,11 +1,12 @@
 import Harness
 import Testing
+import TestSupport
 @testable import Settings
 #if canImport(Glibc)
 import Glibc
 #endif
 
-@Suite struct TOMLDocumentTests {
+@Suite(.ownThreads) struct TOMLDocumentTests {
     @Test func readsTheSettingsFile() throws {
         let text = """
         # passkey-agent settings
@@ -85,7 +86,7 @@ import Glibc
     }
 }
 
-@Suite struct SettingsWarningTests {
+@Suite(.ownThreads) struct SettingsWarningTests {
     @Test func namesUnknownKeysAndWrongKindsWithTheirLines() throws {
         let text = """
         [agent]
@@ -124,7 +125,7 @@ import Glibc
     }
 }
 
-@Suite struct ConfigFileTests {
+@Suite(.ownThreads) struct ConfigFileTests {
     private func scratch() throws -> String {
         try TemporaryDirectory.make(prefix: "passkey-config")
     }

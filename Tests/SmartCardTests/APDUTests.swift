@@ -1,8 +1,9 @@
 import Hexadecimal
 import ISO7816
 import Testing
+import TestSupport
 
-@Suite("Command and response APDUs")
+@Suite("Command and response APDUs", .ownThreads)
 struct APDUTests {
     @Test("case 1: header only")
     func caseOne() throws {
@@ -79,7 +80,7 @@ struct APDUTests {
     }
 }
 
-@Suite("Status words")
+@Suite("Status words", .ownThreads)
 struct StatusWordTests {
     @Test("the numeric families are read in one place")
     func families() {

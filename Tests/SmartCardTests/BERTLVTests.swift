@@ -1,7 +1,8 @@
 import ISO7816
 import Testing
+import TestSupport
 
-@Suite("BER-TLV")
+@Suite("BER-TLV", .ownThreads)
 struct BERTLVTests {
     @Test("multi-byte tags encode and parse")
     func multiByteTags() throws {

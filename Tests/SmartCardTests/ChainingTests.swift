@@ -2,9 +2,10 @@ import ISO7816
 import PIV
 import SmartCard
 import Testing
+import TestSupport
 import VirtualCard
 
-@Suite("Command and response chaining")
+@Suite("Command and response chaining", .ownThreads)
 struct ChainingTests {
     @Test("a long command goes out as 255-byte blocks with CLA 0x10 on all but the last")
     func commandChaining() throws {

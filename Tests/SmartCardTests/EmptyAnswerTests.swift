@@ -1,12 +1,13 @@
 import ISO7816
 import SmartCard
 import Testing
+import TestSupport
 
 /// What an answer of nothing means: pcsc-lite returns success with 0 bytes
 /// when the card goes while the reader waits for its answer (vpcd when the
 /// card's process dies mid-command — the NFC removal test in PCSCTests+NFC
 /// met it in 5 of 12 runs as "malformed response").
-@Suite struct EmptyAnswerTests {
+@Suite(.ownThreads) struct EmptyAnswerTests {
     @Test("0 bytes instead of a response APDU is the card leaving the reader")
     func emptyAnswerIsTheCardRemoved() {
         let channel = ScriptedCardChannel(answers: [[]])

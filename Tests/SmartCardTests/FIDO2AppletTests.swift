@@ -13,7 +13,7 @@ import WebAuthn
 /// NFCCTAP_GETRESPONSE, cancel), its status words for what it refuses, and
 /// its state in the card's state file. `FIDO2PCSCTests` repeats the basics
 /// through pcscd, and python-fido2 checks the applet independently.
-@Suite("Virtual FIDO2 card applet, in process")
+@Suite("Virtual FIDO2 card applet, in process", .ownThreads)
 struct FIDO2AppletTests {
     static let rpId = "example.com"
     static let clientDataHash = Array(SHA256.hash(data: Array("client data".utf8)))

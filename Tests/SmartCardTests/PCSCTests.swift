@@ -12,7 +12,7 @@ import TestSupport
 ///
 /// Serialized: the tests share one pcscd (libpcsclite allows one per
 /// process), its two reader slots, and one of them stops pcscd.
-@Suite("PIV card through pcscd and vpcd", .serialized)
+@Suite("PIV card through pcscd and vpcd", .ownThreads, .serialized)
 struct PCSCTests {
     let pin = Array("123456".utf8)
     let puk = Array("12345678".utf8)

@@ -12,7 +12,7 @@ import X509
 /// The virtual PIV applet driven by the PIV client in one process: the card's
 /// rules and the client's reading of them, fast. `PCSCTests` repeats the key
 /// cases through pcscd, and OpenSC and yubico-piv-tool check the card independently.
-@Suite("Virtual PIV card, in process")
+@Suite("Virtual PIV card, in process", .ownThreads)
 struct PIVAppletTests {
     let pin = Array("123456".utf8)
     let puk = Array("12345678".utf8)

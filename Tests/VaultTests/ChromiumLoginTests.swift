@@ -10,7 +10,7 @@ import TestSupport
 /// keep-alive), and a reload of the callback page — and approves a device
 /// code on the devserver's page. The Python stand-ins of the other login
 /// tests would not notice a listener that real browsers trip over.
-@Suite struct ChromiumLoginTests {
+@Suite(.ownThreads) struct ChromiumLoginTests {
     /// Screenshots of each page, kept for a person to look at.
     static func shots(_ name: String) throws -> String {
         let folder = Interop.packageRoot + "/.build/test-artifacts/chromium/" + name

@@ -11,7 +11,7 @@ import Glibc
 /// sends the URL to `org.freedesktop.Application.Open` on the session bus, a
 /// real `dbus-daemon --session` starts passkey-agent for the name, and the
 /// agent runs the invoke. The link's secret is never on a command line.
-@Suite struct DesktopHandlerThroughDBusTests {
+@Suite(.ownThreads) struct DesktopHandlerThroughDBusTests {
     static let applicationID = "io.github.passkey_agent.Invoke"
 
     /// An agent's directories and config (not started: the bus starts it),

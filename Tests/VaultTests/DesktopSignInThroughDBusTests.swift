@@ -12,7 +12,7 @@ import Glibc
 /// the person confirms in pinentry, seeing the RP ID and the trusted
 /// application; the key signs; the agent follows Okta's callback through the
 /// application's hosts, and the waiting `passkey login` lands alice's tokens.
-@Suite struct DesktopSignInThroughDBusTests {
+@Suite(.ownThreads) struct DesktopSignInThroughDBusTests {
     @Test("Okta routed to the BI-like IdP: the invoke URL goes through gio open and D-Bus, the person confirms, alice's tokens land")
     func signInThroughGioOpen() throws {
         let directory = try TemporaryDirectory.make(prefix: "session-bus")

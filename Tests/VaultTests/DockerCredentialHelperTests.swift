@@ -6,7 +6,7 @@ import TestSupport
 /// in `credHelpers`: `docker manifest inspect` against a loopback registry
 /// stand-in that lets in only tokens the devserver accepts; and the
 /// docker-credential-helpers protocol's own examples, piped to the helper.
-@Suite struct DockerCredentialHelperTests {
+@Suite(.ownThreads) struct DockerCredentialHelperTests {
     static func requests(_ log: String) -> [[String: Any]] {
         TextFile.read(log).split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

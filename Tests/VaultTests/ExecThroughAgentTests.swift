@@ -8,7 +8,7 @@ import Glibc
 /// `passkey exec ACCOUNT -- COMMAND…` through the real agent: the command
 /// gets the token in its environment, becomes the very process its caller
 /// started (exit status and signals are its own), and no argv holds the token.
-@Suite struct ExecThroughAgentTests {
+@Suite(.ownThreads) struct ExecThroughAgentTests {
     /// A child that reports what it was given: its environment's token and
     /// socket, its pid and its own /proc/self/cmdline.
     static let reporter = """

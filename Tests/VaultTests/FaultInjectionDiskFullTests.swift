@@ -10,7 +10,7 @@ import Glibc
 /// machine) with a 128 KiB tmpfs as its data directory — root, as CI runs
 /// the tests — and the agent under an `RLIMIT_FSIZE`, whose SIGXFSZ would
 /// kill it unless it ignores the signal.
-@Suite struct FaultInjectionDiskFullTests {
+@Suite(.ownThreads) struct FaultInjectionDiskFullTests {
     /// `token.put` of `access` for account "work" over `client`.
     static func put(_ client: LineClient, _ id: Int, _ access: String) throws -> [String: Any] {
         let document = VaultAgent.document(access: access, refresh: "RT-disk", expiresIn: 86_400,

@@ -13,7 +13,7 @@ import Glibc
 /// `PASSKEY_FAULT_KILLS` sets the number of kills (default 48, about half a
 /// minute); `PASSKEY_FAULT_SEED` replays a run's choices. `scripts/faults`
 /// runs the long mode and prints the `fault-injection:` figures.
-@Suite struct FaultInjectionTests {
+@Suite(.ownThreads) struct FaultInjectionTests {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     @Test("SIGKILL during writes loses no entry, acknowledged write, refresh token, key slot, credential or counter")

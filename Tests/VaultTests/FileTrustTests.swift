@@ -12,7 +12,7 @@ import Glibc
 /// naming the file and the reason; the rest keeps working. Through the real
 /// agent and CLI. (The tests run as root in CI: chown makes a file another
 /// user's.)
-@Suite(.timeLimit(.minutes(5))) struct FileTrustTests {
+@Suite(.ownThreads, .timeLimit(.minutes(5))) struct FileTrustTests {
     /// The four kinds of untrusted file, made at `path` (which holds a good file).
     static let kinds: [(name: String, reason: String, make: @Sendable (_ path: String, _ elsewhere: String) -> Int32)] = [
         ("fifo", "it is a FIFO, not a regular file", { path, _ in unlink(path); return mkfifo(path, 0o600) }),

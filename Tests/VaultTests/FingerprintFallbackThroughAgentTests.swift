@@ -6,7 +6,7 @@ import TestSupport
 /// does not recognise the finger, `agent.unlock` asks for the key's PIN, as
 /// the ceremonies do (docs/PROTOCOL.md, the `pin` question) — one PIN loop for
 /// both. The software authenticator answers through libfido2, in the agent.
-@Suite(.timeLimit(.minutes(3))) struct FingerprintFallbackThroughAgentTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct FingerprintFallbackThroughAgentTests {
     @Test("agent.unlock of a fido2 slot falls back to the key's PIN when the fingerprint is not recognised")
     func unlockFallsBackToThePIN() throws {
         // The agent's key refuses every finger. The PIN and the slot are made

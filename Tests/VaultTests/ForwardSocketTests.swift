@@ -10,7 +10,7 @@ import TestSupport
 /// allowed methods, only the listed accounts, each token confirmed at the
 /// agent's desktop (a scripted pinentry), closed by `forward.close` or its TTL.
 // Serialized: the scripted pinentry of one test must not be written while another forks the agent (ETXTBSY).
-@Suite(.serialized) struct ForwardSocketTests {
+@Suite(.ownThreads, .serialized) struct ForwardSocketTests {
     /// An agent with a vault holding `work` and `home`, and a forward opened with `params`.
     static func agentWithForward(person: ScriptedPinentry.Answer, params: String) throws -> (VaultAgent, [String: Any]) {
         let agent = try VaultAgent(person: person)

@@ -6,7 +6,7 @@ import TestSupport
 /// (PrivateSSHD) and `ssh -R` carrying the restricted socket to the "remote"
 /// side, where the same `passkey` with PASSKEY_AGENT_SOCK gets the token after
 /// the local confirmation, and nothing else.
-@Suite(.serialized) struct ForwardThroughSSHTests {
+@Suite(.ownThreads, .serialized) struct ForwardThroughSSHTests {
     /// Run on the "remote" side: waits (bounded) for the forwarded socket, then
     /// asks for an allowed and a refused account, and for two refused methods raw.
     static let remoteScript = """

@@ -6,7 +6,7 @@ import TestSupport
 /// from a `git http-backend` that lets in only access tokens the devserver
 /// issued (checked at its userinfo endpoint); the agent refreshes the token
 /// between the two, and git writes it nowhere.
-@Suite struct GitCredentialHelperTests {
+@Suite(.ownThreads) struct GitCredentialHelperTests {
     /// The JSON lines the server logged, one per request.
     static func requests(_ log: String) -> [[String: Any]] {
         TextFile.read(log).split(separator: "\n").compactMap {

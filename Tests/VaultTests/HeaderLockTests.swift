@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Vault
 
 /// Slot changes from several writers at once — the agent and `passkey
@@ -8,7 +9,7 @@ import Testing
 /// as processes do. Each change is applied to the header as it is under the
 /// lock, so none is lost: without the lock, two rewrites made from the same
 /// read drop one of the two slots.
-@Suite struct HeaderLockTests {
+@Suite(.ownThreads) struct HeaderLockTests {
     @Test func concurrentSlotAddsAndRemovesAllLand() throws {
         let card = VaultFormatTests.SoftwareCard()
         let (_, location) = try VaultFormatTests().makeVault(card: card)

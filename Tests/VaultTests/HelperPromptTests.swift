@@ -4,7 +4,7 @@ import TestSupport
 
 /// A credential helper asks only on the controlling terminal: git reads its
 /// stdout and may hide its stderr, so a question there is one nobody sees.
-@Suite struct HelperPromptTests {
+@Suite(.ownThreads) struct HelperPromptTests {
     static let description = "protocol=https\nhost=git.example.org\n\n"
 
     @Test("locked vault: the git helper asks on /dev/tty (not stderr), unlocks with the key, and answers git")

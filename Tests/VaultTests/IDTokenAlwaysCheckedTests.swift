@@ -9,7 +9,7 @@ import TestSupport
 /// is later the baseline every refreshed one is compared with. Here the real
 /// devserver signs an ID token for another login's nonce (the request the
 /// person consents to has its nonce swapped): the agent must refuse it.
-@Suite struct IDTokenAlwaysCheckedTests {
+@Suite(.ownThreads) struct IDTokenAlwaysCheckedTests {
     @Test("a login whose scopes lack openid still checks the ID token that arrives: a wrong nonce stores nothing")
     func anIDTokenIsCheckedWithoutOpenIDInTheScopes() throws {
         let provider = try LoginProvider.devserver()

@@ -10,7 +10,7 @@ import Glibc
 /// with the software authenticator (`--device virtual`) as the security
 /// key. A new user enrolls a key through IDX, then signs in with it; the
 /// tokens land in the vault and `token get` refreshes them.
-@Suite(.timeLimit(.minutes(5))) struct IDXLoginThroughAgentTests {
+@Suite(.ownThreads, .timeLimit(.minutes(5))) struct IDXLoginThroughAgentTests {
     /// The devserver with IDX users alice (a password) and bob (none), and an agent with a fresh vault.
     static func setUp(_ arguments: [String] = [], agentEnvironment: [String: String] = [:]) throws -> (LoginProvider, VaultAgent) {
         let agent = try VaultAgent(extraEnvironment: agentEnvironment)

@@ -7,7 +7,7 @@ import TestSupport
 /// trap inside the agent's idle timer at the first unlock: the deadline
 /// `now + timeout` is past what the concurrency runtime can sleep until.
 /// It is cut to ten years (what `--idle-timeout` accepts at most).
-@Suite struct IdleTimeoutThroughAgentTests {
+@Suite(.ownThreads) struct IdleTimeoutThroughAgentTests {
     static func expectAlive(_ agent: VaultAgent, _ what: String) throws {
         try OutsideNumbersThroughAgentTests.expectAlive(agent, what)
     }

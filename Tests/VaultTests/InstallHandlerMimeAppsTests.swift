@@ -6,7 +6,7 @@ import TestSupport
 /// in the user's mimeapps.list (where Debian's real `xdg-mime default`
 /// records ours), or removes our entry when there was none — never leaving a
 /// default that names the removed .desktop file.
-@Suite struct InstallHandlerMimeAppsTests {
+@Suite(.ownThreads) struct InstallHandlerMimeAppsTests {
     static let ours = "io.github.passkey_agent.Invoke.desktop"
 
     @Test("a scheme that had another handler gets it back; other associations are untouched")

@@ -11,7 +11,7 @@ import Glibc
 /// hands it to the agent, which proves the passkey on the software
 /// authenticator, follows Okta's callback and lets the waiting
 /// `passkey login` store the tokens.
-@Suite struct InvokeThroughAgentTests {
+@Suite(.ownThreads) struct InvokeThroughAgentTests {
     static let scheme = "io.github.passkey-agent"
     static let bi = "/bi/v1/tenants/t1/realms/r1"
 

@@ -6,7 +6,7 @@ import TestSupport
 /// touches the key the person is asked (a scripted pinentry answers), seeing
 /// the RP ID and the trusted application; a no, or nothing to ask with, or
 /// a request for another site's RP ID leaves the key untouched.
-@Suite struct InvokeTrustThroughAgentTests {
+@Suite(.ownThreads) struct InvokeTrustThroughAgentTests {
     typealias World = InvokeThroughAgentTests
 
     @Test("binding and signing in each ask the person first, naming the RP ID and the application")

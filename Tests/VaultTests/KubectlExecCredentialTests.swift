@@ -6,7 +6,7 @@ import TestSupport
 /// as its exec credential plugin (interactiveMode: Never) and sends the
 /// bearer token to a local HTTPS stand-in API server; a second run, after
 /// the agent refreshed the token, carries the new one.
-@Suite struct KubectlExecCredentialTests {
+@Suite(.ownThreads) struct KubectlExecCredentialTests {
     static func authorizations(_ log: String) -> [String?] {
         TextFile.read(log).split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]).map { $0["authorization"] as? String }

@@ -7,7 +7,7 @@ import TestSupport
 /// plaintext login settings while the vault is locked, and `token get` for
 /// an account with no tokens (after logout, or never signed in) says
 /// `passkey login`.
-@Suite struct LockedAccountsTests {
+@Suite(.ownThreads) struct LockedAccountsTests {
     @Test("accounts and token list answer while locked: issuer and subject from the settings, expiry marked locked")
     func accountsWhileLocked() throws {
         let provider = try LoginProvider.devserver()

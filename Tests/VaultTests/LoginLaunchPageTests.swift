@@ -10,7 +10,7 @@ import Glibc
 /// login as themselves. The browser is handed a launch page only the user
 /// can read; these tests run the real CLI, agent and devserver, with
 /// watchers reading /proc as root and as another uid (`nobody`).
-@Suite(.serialized) struct LoginLaunchPageTests {
+@Suite(.ownThreads, .serialized) struct LoginLaunchPageTests {
     static let watcherScript = Interop.packageRoot + "/Tests/Interop/proc_watcher.py"
 
     static func agent() throws -> VaultAgent {

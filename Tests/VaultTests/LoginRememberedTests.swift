@@ -7,7 +7,7 @@ import Glibc
 
 /// What a second `passkey login ACCOUNT` keeps from the first (issue 26's
 /// rough edges): the `--idp` it was routed to, and Okta IDX's username.
-@Suite struct LoginRememberedTests {
+@Suite(.ownThreads) struct LoginRememberedTests {
     @Test("--idp is saved: a later login routes there again, auto without a display pastes rather than dropping it, device is refused")
     func idpRemembered() throws {
         let (provider, agent) = try InvokeThroughAgentTests.setUp()
@@ -55,7 +55,7 @@ import Glibc
 }
 
 /// `passkey login --via okta-idx --pin-stdin`: a PIN-protected key from a script.
-@Suite struct LoginPINStdinTests {
+@Suite(.ownThreads) struct LoginPINStdinTests {
     @Test("okta-idx with a PIN-protected key: without a terminal the error names --pin-stdin; with it the key enrols and signs in")
     func pinFromStandardInput() throws {
         // The agent's key refuses every finger, so user verification needs the

@@ -9,7 +9,7 @@ import Glibc
 /// devserver's authorization server on loopback, with a scripted person at
 /// the browser. Each flow lands a validated token set in the vault, and
 /// `token get` then refreshes it with the rotated refresh token.
-@Suite struct LoginThroughAgentTests {
+@Suite(.ownThreads) struct LoginThroughAgentTests {
     /// A running agent with a fresh, unlocked vault.
     static func agent() throws -> VaultAgent {
         let agent = try VaultAgent()

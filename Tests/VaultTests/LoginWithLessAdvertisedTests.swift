@@ -7,7 +7,7 @@ import TestSupport
 /// named only in its RFC 8414 metadata (django-oauth-toolkit does so), the
 /// second nowhere (GitLab, django-oauth-toolkit). The real CLI and agent
 /// against `passkey-devserver --omit-from-discovery/--omit-from-metadata`.
-@Suite struct LoginWithLessAdvertisedTests {
+@Suite(.ownThreads) struct LoginWithLessAdvertisedTests {
     static let lessAdvertised = ["--omit-from-discovery", "revocation_endpoint", "--omit-from-discovery", "device_authorization_endpoint",
                                  "--omit-from-metadata", "device_authorization_endpoint"]
 

@@ -7,7 +7,7 @@ import TestSupport
 /// its discovery document (we send S256 anyway), no RFC 9207 `iss`, an
 /// RS256 key without `alg` in its key set, an array `aud`, no refresh-token
 /// rotation and no revocation endpoint.
-@Suite struct LoginWithOIDCProviderMockTests {
+@Suite(.ownThreads) struct LoginWithOIDCProviderMockTests {
     @Test("browser login, a refresh, and a logout that reports the missing revocation endpoint")
     func loginRefreshLogout() throws {
         let provider = try LoginProvider.oidcProviderMock(["--user", "alice@example.test", "-e", "30"])

@@ -6,7 +6,7 @@ import TestSupport
 /// lifetime used to refresh on every call and hand out a shorter-lived token
 /// without a word. Now a refresh that still falls short says so on stderr;
 /// the token alone stays on stdout.
-@Suite struct MinValidWarningTests {
+@Suite(.ownThreads) struct MinValidWarningTests {
     @Test("a fresh token shorter than --min-valid is handed out with a warning on stderr; a long-enough one without")
     func shortLivedTokensAreSaidToBeShort() throws {
         let provider = try LoginProvider.devserver(["--access-token-lifetime", "30"])

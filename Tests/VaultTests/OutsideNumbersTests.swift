@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Tokens
 
 /// Numbers a token endpoint, a JWT or a stored entry hands the agent may be
 /// anything JSON can write. Each used to trap (`now + expiresIn`,
 /// `Int64(Double)`, `expiresAt - now`), which killed the agent on every
 /// `token get` or `token list`; now each saturates, keeping its meaning.
-@Suite struct OutsideNumbersTests {
+@Suite(.ownThreads) struct OutsideNumbersTests {
     static let now: Int64 = 1_700_000_000
 
     /// A `token put` document with `expires_in` written as the raw JSON `lifetime`.

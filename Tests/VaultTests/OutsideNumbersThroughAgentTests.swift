@@ -5,7 +5,7 @@ import TestSupport
 /// Hostile numbers through the real agent and CLI: each of these used to
 /// trap inside `passkey-agent`, ending it (and relocking the vault) for
 /// every client. After each, the agent must still be running and answering.
-@Suite struct OutsideNumbersThroughAgentTests {
+@Suite(.ownThreads) struct OutsideNumbersThroughAgentTests {
     static func expectAlive(_ agent: VaultAgent, _ what: String) throws {
         #expect(agent.harness.process?.poll() == nil, "the agent exited after \(what): \(agent.harness.process?.standardError ?? "")")
         #expect(try !agent.isLocked, "the vault is still unlocked after \(what)")

@@ -5,7 +5,7 @@ import TestSupport
 /// Refusals a script must tell from a person's "no" (exit 4): a login that
 /// signs in another subject exits 12, an invoke request from an untrusted
 /// application exits 13 (`passkey --help`, EXIT STATUS).
-@Suite struct RefusalExitStatusTests {
+@Suite(.ownThreads) struct RefusalExitStatusTests {
     @Test("a login as another subject exits 12 with errorCode subject_mismatch")
     func subjectMismatch() throws {
         let provider = try LoginProvider.devserver()

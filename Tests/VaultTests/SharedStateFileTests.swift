@@ -7,7 +7,7 @@ import TestSupport
 /// change and works on the state as the file has it, so a passkey registered
 /// by one survives the other's writes, and the signature counter, which both
 /// advance, never goes back.
-@Suite(.timeLimit(.minutes(5))) struct SharedStateFileTests {
+@Suite(.ownThreads, .timeLimit(.minutes(5))) struct SharedStateFileTests {
     @Test("passkeys registered by the agent and by --no-agent all survive; the counter rises across both")
     func agentAndNoAgentShareTheFile() throws {
         let agent = try VaultAgent()

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Tokens
 
 /// `token put`'s document and the token endpoint's answers: strict, with
 /// errors that name the member.
-@Suite struct TokenDocumentTests {
+@Suite(.ownThreads) struct TokenDocumentTests {
     static let now: Int64 = 1_700_000_000
 
     func document(_ members: [String: Any]) throws -> [UInt8] {

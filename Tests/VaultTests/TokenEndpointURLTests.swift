@@ -8,7 +8,7 @@ import TestSupport
 /// like loopback, or a DNS name starting with "127.", sent the refresh
 /// token in clear to another host. Now the URL is parsed: no user info, and
 /// plain http only to a literal loopback address or `localhost`.
-@Suite struct TokenEndpointURLTests {
+@Suite(.ownThreads) struct TokenEndpointURLTests {
     static let now: Int64 = 1_700_000_000
 
     static func put(tokenEndpoint: String) throws(TokenError) -> TokenSet {
@@ -84,7 +84,7 @@ import TestSupport
 }
 
 /// The same refusal through the real CLI and agent: nothing is stored.
-@Suite struct TokenEndpointURLThroughAgentTests {
+@Suite(.ownThreads) struct TokenEndpointURLThroughAgentTests {
     @Test("token put refuses a plain-http endpoint whose host hides behind user info; the agent keeps it out of the vault")
     func userInfoEndpointRefused() throws {
         let agent = try VaultAgent()

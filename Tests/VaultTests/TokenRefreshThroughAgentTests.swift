@@ -8,7 +8,7 @@ import Glibc
 /// `token get` through the real agent against a real token endpoint on
 /// loopback: coalesced refreshes, refresh-token rotation persisted before
 /// the answer, `invalid_grant`, network failures — and no token in any file.
-@Suite struct TokenRefreshThroughAgentTests {
+@Suite(.ownThreads) struct TokenRefreshThroughAgentTests {
     @Test("8 concurrent gets of an expired token make one refresh; the rotated refresh token survives a restart")
     func concurrentGetsShareOneRefresh() throws {
         let endpoint = try TokenEndpoint(refreshToken: "RT-1", expiresIn: 30)

@@ -12,7 +12,7 @@ import Glibc
 /// stand-ins: consent_browser.py as `$BROWSER` (it signs in as alice, or
 /// follows the redirects to the invoke URL and hands it to `passkey invoke -`)
 /// and a scripted pinentry that confirms.
-@Suite(.timeLimit(.minutes(5))) struct TryItWalkthroughTests {
+@Suite(.ownThreads, .timeLimit(.minutes(5))) struct TryItWalkthroughTests {
     /// The ```sh blocks of README's "## Try it" section.
     static func blocks() throws -> [String] {
         let readme = try String(contentsOfFile: Interop.packageRoot + "/README.md", encoding: .utf8)

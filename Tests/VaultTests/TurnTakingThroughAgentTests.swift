@@ -6,7 +6,7 @@ import TestSupport
 /// runs, the others wait behind it (docs/RELIABILITY.md). Shown with a
 /// token refresh held at the token endpoint, so "waits behind" is a fact of
 /// the protocol, not of timing.
-@Suite struct TurnTakingThroughAgentTests {
+@Suite(.ownThreads) struct TurnTakingThroughAgentTests {
     @Test("a token.get behind a held refresh on its own connection waits its turn; other connections and PIN-or-touch methods do not")
     func machineRequestsTakeTurnsPerConnection() throws {
         let (endpoint, agent) = try Self.agentWithAHeldRefresh()

@@ -8,7 +8,7 @@ import TestSupport
 /// cannot be read, so now it is refused as a state mismatch and the login
 /// waits on — through the real CLI and agent, on the paste path that
 /// pasted and URL-handler redirects take.
-@Suite struct UnreadableRedirectTests {
+@Suite(.ownThreads) struct UnreadableRedirectTests {
     @Test("a redirect with an unreadable query leaves the login waiting; the real one then lands")
     func anUnreadableQueryLeavesTheLoginWaiting() throws {
         let provider = try LoginProvider.devserver()

@@ -10,7 +10,7 @@ import VirtualAuthenticator
 /// `token rm ACCOUNT` removes it. The vault is made in-process on the
 /// software authenticator's state file, so the agent then opens it as its
 /// own — with `passkey unlock` alone, the slot naming the device.
-@Suite struct UnreadableTokensTests {
+@Suite(.ownThreads) struct UnreadableTokensTests {
     @Test("token list names an unreadable entry by its account; token rm removes it")
     func unreadableTokensAreListedAndRemovable() throws {
         let harness = try AgentHarness()

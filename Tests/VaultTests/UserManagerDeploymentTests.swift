@@ -11,7 +11,7 @@ import Glibc
 /// under the unit's sandbox. It fails (never skips) when the manager cannot
 /// start, and reads `systemctl --user show -p ExecMainStatus,Result` so a
 /// directive the user manager refuses (218/CAPABILITIES, 226/NAMESPACE) fails it.
-@Suite(.timeLimit(.minutes(3))) struct UserManagerDeploymentTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct UserManagerDeploymentTests {
     /// The programs scripts/install installs, as its `programs=(…)` line lists them.
     static func programs() throws -> [String] {
         let script = try String(contentsOfFile: Interop.packageRoot + "/scripts/install", encoding: .utf8)

@@ -2,13 +2,14 @@ import Crypto
 import FIDO
 import Foundation
 import Testing
+import TestSupport
 import VirtualAuthenticator
 @testable import Vault
 
 /// The vault's format and key slots in-process: round trips, every kind of
 /// damage, the AAD bindings, locking and wiping, and `fido2` slots on the
 /// software authenticator through libfido2.
-@Suite struct VaultFormatTests {
+@Suite(.ownThreads) struct VaultFormatTests {
     /// A software stand-in for a card's 9D key: the vault only ever sees its
     /// public half; "the card" redoes the ECDH with the private half.
     struct SoftwareCard {

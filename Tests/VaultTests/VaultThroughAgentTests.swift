@@ -7,7 +7,7 @@ import Glibc
 
 /// The vault through the real agent and CLI, opened by the software
 /// authenticator: crashes mid-write, damaged entries, the ways it locks.
-@Suite struct VaultThroughAgentTests {
+@Suite(.ownThreads) struct VaultThroughAgentTests {
     @Test("kill -9 at random points during a stream of writes never leaves an unreadable entry")
     func crashesLeaveOldOrNewValues() throws {
         let agent = try VaultAgent()

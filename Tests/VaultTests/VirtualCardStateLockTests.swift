@@ -9,7 +9,7 @@ import Glibc
 /// writes it whole after each change, so a second card on the same file
 /// would undo the first's writes (keys, PIN counters). The second is refused
 /// at start, naming the file; once the first has stopped, the file is free.
-@Suite(.timeLimit(.minutes(2))) struct VirtualCardStateLockTests {
+@Suite(.ownThreads, .timeLimit(.minutes(2))) struct VirtualCardStateLockTests {
     @Test func aSecondCardOnTheSameStateFileIsRefused() throws {
         let directory = try TemporaryDirectory.make(prefix: "vcard-lock")
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -2,9 +2,10 @@ import CBOR
 import Dispatch
 import Synchronization
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("CTAPHID framing")
+@Suite("CTAPHID framing", .ownThreads)
 struct CTAPHIDTests {
     private func host(_ configuration: VirtualAuthenticatorConfiguration = VirtualAuthenticatorConfiguration(),
                       messageTimeoutMilliseconds: Int = 1000) throws -> HIDHost {

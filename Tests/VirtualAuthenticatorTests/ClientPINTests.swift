@@ -2,9 +2,10 @@ import CBOR
 import Crypto
 import Foundation
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("authenticatorClientPIN")
+@Suite("authenticatorClientPIN", .ownThreads)
 struct ClientPINTests {
     @Test("setPIN then changePIN; the old PIN stops working", arguments: [UInt8(1), 2])
     func setAndChange(version: UInt8) throws {

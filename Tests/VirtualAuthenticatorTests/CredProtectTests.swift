@@ -1,8 +1,9 @@
 import CBOR
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("credProtect extension")
+@Suite("credProtect extension", .ownThreads)
 struct CredProtectTests {
     @Test("level 3 (userVerificationRequired) is unusable without UV, discoverable or not")
     func levelThree() throws {

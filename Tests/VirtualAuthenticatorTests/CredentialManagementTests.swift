@@ -1,9 +1,10 @@
 import CBOR
 import Crypto
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("authenticatorCredentialManagement")
+@Suite("authenticatorCredentialManagement", .ownThreads)
 struct CredentialManagementTests {
     /// Sends a subcommand authenticated with `token` (protocol 2), as libfido2's credman.c does.
     private func manage(_ platform: TestPlatform, command: UInt8, subCommand: UInt8, parameters: CBOR? = nil,

@@ -1,10 +1,11 @@
 import CBOR
 import Crypto
 import Testing
+import TestSupport
 import VirtualAuthenticator
 import WebAuthn
 
-@Suite("Discoverable credentials")
+@Suite("Discoverable credentials", .ownThreads)
 struct DiscoverableCredentialTests {
     /// Three accounts at example.com, registered alice, bob, carol in that order.
     private func platformWithThreeAccounts() throws -> (TestPlatform, [TestPlatform.Registration]) {

@@ -1,8 +1,9 @@
 import CBOR
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("authenticatorGetInfo")
+@Suite("authenticatorGetInfo", .ownThreads)
 struct GetInfoTests {
     @Test("reports versions, extensions, AAGUID, options, limits and algorithms")
     func fields() throws {

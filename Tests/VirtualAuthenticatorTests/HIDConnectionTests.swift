@@ -1,9 +1,10 @@
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
 /// Host connections (one per libfido2 handle): each hears the answers to what
 /// it sent, and closing one leaves the others' requests alone.
-@Suite("CTAPHID connections")
+@Suite("CTAPHID connections", .ownThreads)
 struct HIDConnectionTests {
     /// The host side of one connection, with HIDHost's framing.
     struct Host {

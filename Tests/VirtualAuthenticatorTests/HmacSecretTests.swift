@@ -1,9 +1,10 @@
 import CBOR
 import Crypto
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("hmac-secret extension")
+@Suite("hmac-secret extension", .ownThreads)
 struct HmacSecretTests {
     /// Runs getAssertion with hmac-secret for `salts` and returns the decrypted output.
     private func secret(_ platform: TestPlatform, credential: [UInt8], salts: [UInt8], version: UInt8,

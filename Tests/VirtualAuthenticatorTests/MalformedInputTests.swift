@@ -1,8 +1,9 @@
 import CBOR
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("Malformed requests")
+@Suite("Malformed requests", .ownThreads)
 struct MalformedInputTests {
     @Test("malformed CBOR: INVALID_CBOR")
     func invalidCBOR() throws {

@@ -1,7 +1,8 @@
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("User-action policies and configuration")
+@Suite("User-action policies and configuration", .ownThreads)
 struct PolicyTests {
     @Test("policy strings parse and print back", arguments: [
         ("approve", UserActionPolicy.approve),

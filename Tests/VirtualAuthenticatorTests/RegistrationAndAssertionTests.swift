@@ -1,10 +1,11 @@
 import CBOR
 import Crypto
 import Testing
+import TestSupport
 import VirtualAuthenticator
 import WebAuthn
 
-@Suite("makeCredential and getAssertion")
+@Suite("makeCredential and getAssertion", .ownThreads)
 struct RegistrationAndAssertionTests {
     @Test("round trip: the assertion signature verifies over authData ‖ clientDataHash", arguments: [-7, -8])
     func roundTrip(algorithm: Int) throws {

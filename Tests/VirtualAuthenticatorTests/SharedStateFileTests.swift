@@ -1,6 +1,7 @@
 import CBOR
 import Foundation
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
 /// Two authenticators on one state file, as the agent and `passkey
@@ -9,7 +10,7 @@ import VirtualAuthenticator
 /// lock file on its own, and flock locks open files, not processes: two
 /// instances here contend exactly as two processes do. VaultTests'
 /// SharedStateFileTests runs the real programs.)
-@Suite("Shared state file")
+@Suite("Shared state file", .ownThreads)
 struct SharedStateFileTests {
     @Test("credentials registered by either survive the other's writes; the counter never goes back")
     func twoWritersInterleaved() throws {

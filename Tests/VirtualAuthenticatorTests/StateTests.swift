@@ -1,9 +1,10 @@
 import CBOR
 import Foundation
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("State file")
+@Suite("State file", .ownThreads)
 struct StateTests {
     private func configuration(in directory: URL) -> VirtualAuthenticatorConfiguration {
         VirtualAuthenticatorConfiguration(statePath: directory.appendingPathComponent("keys/state.json").path)

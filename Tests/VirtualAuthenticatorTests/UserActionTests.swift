@@ -1,10 +1,11 @@
 import CBOR
 import Dispatch
-import Synchronization
+import Locking
 import Testing
+import TestSupport
 import VirtualAuthenticator
 
-@Suite("Simulated user: deny, timeout, cancel")
+@Suite("Simulated user: deny, timeout, cancel", .ownThreads)
 struct UserActionTests {
     @Test("presence deny: OPERATION_DENIED for makeCredential, getAssertion and selection")
     func deny() throws {
@@ -30,7 +31,7 @@ struct UserActionTests {
     @Test("timeout: USER_ACTION_TIMEOUT after the policy's time, with keepalives meanwhile")
     func timeout() throws {
         let platform = try TestPlatform(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: 250)))
-        let keepalives = Mutex(0)
+        let keepalives = Locked(0)
         let control = RequestControl { status in
             if status == .userPresenceNeeded { keepalives.withLock { $0 += 1 } }
         }
@@ -50,7 +51,7 @@ struct UserActionTests {
     @Test("approve-after: the request succeeds after keepalives")
     func approveAfter() throws {
         let platform = try TestPlatform(VirtualAuthenticatorConfiguration(presence: .approveAfter(milliseconds: 150)))
-        let keepalives = Mutex(0)
+        let keepalives = Locked(0)
         let control = RequestControl { _ in keepalives.withLock { $0 += 1 } }
         let response = try platform.send(0x01, TestPlatform.makeCredentialParameters(), control: control)
         #expect(response.isOK)

@@ -2,7 +2,7 @@ import Testing
 import TestSupport
 @testable import WebAuthn
 
-@Suite struct AuthenticationVerificationTests {
+@Suite(.ownThreads) struct AuthenticationVerificationTests {
     let rpId = "example.com"
     let origin = "https://example.com"
     let challenge = randomBytes(16)

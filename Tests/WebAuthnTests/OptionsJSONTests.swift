@@ -1,11 +1,12 @@
 import FoundationEssentials
 import Testing
+import TestSupport
 import WebAuthn
 
 /// Options as real relying-party libraries emit them must decode, keep their
 /// meaning through an encode/decode round trip, and ignore what the
 /// specification says clients ignore.
-@Suite struct OptionsJSONTests {
+@Suite(.ownThreads) struct OptionsJSONTests {
     func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
         try JSONDecoder().decode(type, from: Data(json.utf8))
     }

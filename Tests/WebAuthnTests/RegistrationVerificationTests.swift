@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import WebAuthn
 
-@Suite struct RegistrationVerificationTests {
+@Suite(.ownThreads) struct RegistrationVerificationTests {
     let rpId = "example.com"
     let origin = "https://example.com"
     let challenge = randomBytes(16)

@@ -1,8 +1,9 @@
 import FoundationEssentials
 import Testing
+import TestSupport
 import WebAuthn
 
-@Suite struct ResponseJSONTests {
+@Suite(.ownThreads) struct ResponseJSONTests {
     /// A browser's L3 registration response, with every member.
     @Test func browserRegistrationResponse() throws {
         let json = """

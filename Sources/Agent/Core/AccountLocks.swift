@@ -1,11 +1,11 @@
-import Synchronization
+import Locking
 
 /// One writer at a time per token account: a `token.put` or `token.delete`
 /// waits for a refresh of the same account in flight (and the other way
 /// round), so a refresh that started from the old tokens can never
 /// overwrite tokens stored meanwhile. Accounts nobody is using hold no lock.
 final class AccountLocks: Sendable {
-    private let locks = Mutex<[String: (lock: AsyncSerialLock, users: Int)]>([:])
+    private let locks = Locked<[String: (lock: AsyncSerialLock, users: Int)]>([:])
 
     func withLock<T: Sendable>(_ account: String, _ body: @Sendable () async throws -> T) async throws -> T {
         let lock = locks.withLock { locks -> AsyncSerialLock in

@@ -1,6 +1,7 @@
 import AgentProtocol
 import HTTPTransport
 import Settings
+import Locking
 import Synchronization
 
 /// What the handlers share: settings, paths, the device broker, counters.
@@ -12,15 +13,15 @@ public final class CoreServices: Sendable {
     /// The settings in force now.
     public var settings: Settings { config.current }
     /// `passkey-agent --idle-timeout`: wins over config.toml, reloads included.
-    let idleTimeoutOverride = Mutex<Int?>(nil)
+    let idleTimeoutOverride = Locked<Int?>(nil)
     /// What the agent's command line set beyond it, for `agent.status` (SettingsInForce.swift).
-    let commandLineSettings = Mutex<[EffectiveSetting]>([])
+    let commandLineSettings = Locked<[EffectiveSetting]>([])
     let environment: [String: String]
     let devices: DeviceBroker
     let runningAsAgent: Bool
     let started = ContinuousClock.now
     private let inFlight = Atomic<Int>(0)
-    private let lazyHTTP = Mutex<HTTPTransport?>(nil)
+    private let lazyHTTP = Locked<HTTPTransport?>(nil)
     let vault: VaultService
     let tokens = TokenState()
     /// `passkey login`: the logins in flight and the providers met.

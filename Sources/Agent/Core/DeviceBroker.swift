@@ -3,7 +3,7 @@ import Dispatch
 import FIDO
 import FoundationEssentials
 import Settings
-import Synchronization
+import Locking
 import VirtualAuthenticator
 
 /// Finds the authenticator a request means, opens it, and makes requests to
@@ -18,13 +18,13 @@ final class DeviceBroker: Sendable {
     private var settings: Settings { config.current }
     private let paths: AgentPaths
     private let environment: [String: String]
-    private let virtualDevices = Mutex<[String: VirtualHIDDevice]>([:])
-    private let locks = Mutex<[String: AsyncSerialLock]>([:])
-    private let keyCache = Mutex<(at: ContinuousClock.Instant, keys: [DeviceDescriptor])?>(nil)
+    private let virtualDevices = Locked<[String: VirtualHIDDevice]>([:])
+    private let locks = Locked<[String: AsyncSerialLock]>([:])
+    private let keyCache = Locked<(at: ContinuousClock.Instant, keys: [DeviceDescriptor])?>(nil)
     /// Readers whose key a request of ours holds open (with a PC/SC
     /// transaction): discovery lists them without a SELECT, which would wait
     /// for that request to end.
-    private let readersInUse = Mutex<[String: Int]>([:])
+    private let readersInUse = Locked<[String: Int]>([:])
 
     init(config: LiveSettings, paths: AgentPaths, environment: [String: String]) {
         self.config = config

@@ -1,5 +1,5 @@
 import Settings
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +12,7 @@ import Glibc
 /// defaults — and the failure is reported until the file is fixed.
 public final class LiveSettings: Sendable {
     public let path: String
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var settings: Settings
@@ -34,7 +34,7 @@ public final class LiveSettings: Sendable {
         self.path = path
         let identity = FileIdentity(path: path)
         let (settings, warnings) = try Settings.read(from: path)
-        state = Mutex(State(settings: settings, warnings: warnings, failure: nil, identity: identity))
+        state = Locked(State(settings: settings, warnings: warnings, failure: nil, identity: identity))
     }
 
     public var current: Settings { state.withLock { $0.settings } }

@@ -1,6 +1,6 @@
 import AgentProtocol
 import Settings
-import Synchronization
+import Locking
 import Vault
 
 /// The vault's lock state — the one place the open vault (and with it the
@@ -11,8 +11,8 @@ final class VaultService: Sendable {
     /// One key-slot operation (unlock, init, adding or removing a slot) at a time.
     let slotOperations = AsyncSerialLock()
     private let runningAsAgent: Bool
-    private let idleTimeout: Mutex<Duration?>
-    private let state = Mutex(State())
+    private let idleTimeout: Locked<Duration?>
+    private let state = Locked(State())
 
     private struct State: @unchecked Sendable {
         var open: UnlockedVault?
@@ -30,7 +30,7 @@ final class VaultService: Sendable {
     init(location: VaultLocation, idleTimeout: Duration?, runningAsAgent: Bool) {
         self.location = location
         self.runningAsAgent = runningAsAgent
-        self.idleTimeout = Mutex(Self.effectiveIdleTimeout(idleTimeout))
+        self.idleTimeout = Locked(Self.effectiveIdleTimeout(idleTimeout))
     }
 
     /// The longest idle timeout kept: ten years, which is "never" for a

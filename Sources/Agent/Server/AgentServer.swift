@@ -4,6 +4,7 @@ import CMalloc
 import Logging
 import NIOCore
 import NIOPosix
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -58,9 +59,9 @@ public final class AgentServer: Sendable {
     private let logger: Logger
     private let connections = Atomic<Int>(0)
     /// The listening channel once bound; `stopping` remembers a shutdown asked for before that.
-    private let serverChannel = Mutex<(channel: (any Channel)?, stopping: Bool)>((nil, false))
-    private let children = Mutex<[ObjectIdentifier: any Channel]>([:])
-    private let lastActivity = Mutex(ContinuousClock.now)
+    private let serverChannel = Locked<(channel: (any Channel)?, stopping: Bool)>((nil, false))
+    private let children = Locked<[ObjectIdentifier: any Channel]>([:])
+    private let lastActivity = Locked(ContinuousClock.now)
     /// The most connections open at once since memory was last handed back.
     private let peakSinceTrim = Atomic<Int>(0)
     /// Set on a forwarding socket's server: every connection is held to it.

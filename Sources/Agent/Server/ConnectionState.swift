@@ -1,7 +1,7 @@
 import AgentProtocol
 import FoundationEssentials
 import NIOCore
-import Synchronization
+import Locking
 
 /// What one client connection has in flight: its running requests (so
 /// `$/cancel` and hang-ups can stop them), the requests waiting for their
@@ -16,8 +16,8 @@ import Synchronization
 /// person start at once, as before.
 final class ConnectionState: Sendable {
     let channel: any Channel
-    private let work = Mutex<Work>(Work())
-    private let questions = Mutex<[RPCID: PendingQuestion]>([:])
+    private let work = Locked<Work>(Work())
+    private let questions = Locked<[RPCID: PendingQuestion]>([:])
 
     private struct Work {
         var running: [RPCID: Task<Void, Never>] = [:]

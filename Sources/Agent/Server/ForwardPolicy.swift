@@ -1,6 +1,7 @@
 import AgentCore
 import AgentProtocol
 import Interaction
+import Locking
 import Synchronization
 
 /// What one forwarding socket lets through (docs/PROTOCOL.md, "Forwarding").
@@ -21,7 +22,7 @@ final class ForwardPolicy: Sendable {
     let allow: Set<String>
     let confirmation: ForwardConfirm
     /// Accounts already confirmed, for `first`.
-    private let confirmed = Mutex<Set<String>>([])
+    private let confirmed = Locked<Set<String>>([])
     /// Cleared by `forward.close` and the TTL: the connections still open are
     /// closed shortly after, but nothing they send from then on is served.
     private let open = Atomic<Bool>(true)

@@ -2,7 +2,7 @@ import AgentCore
 import AgentProtocol
 import FoundationEssentials
 import Logging
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +32,7 @@ final class ForwardRegistry: Sendable {
     private let limits: AgentServer.Limits
     private let logger: Logger
     /// `reserved`: opens under way, counted against `maxOpen` before their socket exists.
-    private let forwards = Mutex<(open: [Int: Open], nextID: Int, reserved: Int)>(([:], 1, 0))
+    private let forwards = Locked<(open: [Int: Open], nextID: Int, reserved: Int)>(([:], 1, 0))
 
     init(core: AgentCore, directory: String, limits: AgentServer.Limits, logger: Logger) {
         self.core = core

@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import Locking
 
 /// Bounds a request's total time: a timer on the connection's event loop
 /// that, when it fires, cancels the request, which then answers `timeout`.
@@ -11,8 +11,8 @@ import Synchronization
 /// megabytes that no client was using, and the soak's memory did not come
 /// back. A cancelled scheduled task leaves the event loop's queue at once.
 final class RequestDeadline: Sendable {
-    private let expired = Mutex(false)
-    private let timer = Mutex<Scheduled<Void>?>(nil)
+    private let expired = Locked(false)
+    private let timer = Locked<Scheduled<Void>?>(nil)
 
     /// Starts the timer; `expire` runs on the event loop if it fires first.
     init(limit: Duration, on eventLoop: any EventLoop, expire: @escaping @Sendable () -> Void) {

@@ -1,6 +1,6 @@
 import AgentProtocol
 import Interaction
-import Synchronization
+import Locking
 
 /// A request's `UserInteraction` on the socket: progress becomes `progress`
 /// notifications; a PIN or account question becomes a `progress` notification
@@ -51,10 +51,10 @@ enum ClientAnswer: Sendable {
 
 /// One question waiting for its answer; resumed exactly once.
 final class PendingQuestion: Sendable {
-    private let continuation: Mutex<CheckedContinuation<ClientAnswer, any Error>?>
+    private let continuation: Locked<CheckedContinuation<ClientAnswer, any Error>?>
 
     init(_ continuation: CheckedContinuation<ClientAnswer, any Error>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Locked(continuation)
     }
 
     func resume(with result: Result<ClientAnswer, any Error>) {

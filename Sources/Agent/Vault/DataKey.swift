@@ -1,6 +1,6 @@
 import Crypto
 import FoundationEssentials
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -16,14 +16,14 @@ public final class DataKey: Sendable {
         var wiped = false
     }
 
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
 
     private init(fill: (UnsafeMutableRawBufferPointer) -> Void) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: VaultFormat.dataKeyLength, alignment: 16)
         // Best effort: without RLIMIT_MEMLOCK room the key still works, it may just reach swap.
         _ = mlock(buffer.baseAddress, buffer.count)
         fill(buffer)
-        storage = Mutex(Storage(buffer: buffer))
+        storage = Locked(Storage(buffer: buffer))
     }
 
     deinit {

@@ -1,7 +1,7 @@
 import CFIDO2
 import Dispatch
 import Interaction
-import Synchronization
+import Locking
 
 /// An open authenticator. One request runs at a time (libfido2's device
 /// handle is not thread-safe); `cancel()` may be called from any thread.
@@ -10,7 +10,7 @@ public final class FIDODevice: @unchecked Sendable {
     public let info: AuthenticatorInfo
     /// The libfido2 handle. Touched only under `exclusive`, except by `fido_dev_cancel`.
     let handle: OpaquePointer
-    private let exclusive = Mutex(())
+    private let exclusive = Locked(())
     private let link: DeviceLink
     private let queue = DispatchQueue(label: "passkey.fido.device")
 
@@ -142,7 +142,7 @@ public final class FIDODevice: @unchecked Sendable {
     /// so a cancellation that races the start of the request is repeated every
     /// 100 ms until the request ends.
     public func perform<T: Sendable>(_ body: @escaping @Sendable (FIDODevice) throws(FIDOError) -> T) async throws(FIDOError) -> T {
-        let state = Mutex((cancelled: false, finished: false))
+        let state = Locked((cancelled: false, finished: false))
         let result: Result<T, FIDOError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 queue.async {

@@ -1,9 +1,9 @@
 import CFIDO2
-import Synchronization
+import Locking
 
 /// libfido2's process-wide initialisation, done once before any other call.
 enum FIDOLibrary {
-    private static let initialised = Mutex(false)
+    private static let initialised = Locked(false)
 
     static func ensureInitialised() {
         initialised.withLock { done in

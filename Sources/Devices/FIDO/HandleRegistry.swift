@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Swift objects reachable from libfido2's `open(path)` callback, by the path
 /// libfido2 is given.
@@ -9,7 +9,7 @@ import Synchronization
 /// (libfido2 builds with PC/SC claim `pcsc://`).
 final class HandleRegistry<Value: Sendable>: Sendable {
     private let pathPrefix: String
-    private let table = Mutex<(next: Int, values: [String: Value])>((0, [:]))
+    private let table = Locked<(next: Int, values: [String: Value])>((0, [:]))
 
     init(pathPrefix: String) {
         self.pathPrefix = pathPrefix

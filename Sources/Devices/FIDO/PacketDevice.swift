@@ -1,6 +1,6 @@
 import CFIDO2
 import PacketDevice
-import Synchronization
+import Locking
 
 /// Devices reachable through the custom I/O hooks, by the path libfido2 is
 /// given: `virtual:N`.
@@ -21,7 +21,7 @@ final class PacketDeviceHandle {
 /// Watches the replies for CTAPHID_KEEPALIVE, whose status says the key is
 /// waiting for the user (CTAP 2.1 §11.2.9.1.5).
 final class PacketObserver: Sendable {
-    private let onKeepalive: Mutex<(@Sendable (UInt8) -> Void)?> = Mutex(nil)
+    private let onKeepalive: Locked<(@Sendable (UInt8) -> Void)?> = Locked(nil)
 
     func setHandler(_ handler: (@Sendable (UInt8) -> Void)?) {
         onKeepalive.withLock { $0 = handler }
@@ -38,7 +38,7 @@ final class PacketObserver: Sendable {
 /// The C callbacks handed to `fido_dev_set_io_functions`.
 enum PacketDeviceIO {
     /// Observers by path, so `open` can attach the right one to its handle.
-    private static let observers = Mutex<[String: PacketObserver]>([:])
+    private static let observers = Locked<[String: PacketObserver]>([:])
 
     static func setObserver(_ observer: PacketObserver, for path: String) {
         observers.withLock { $0[path] = observer }

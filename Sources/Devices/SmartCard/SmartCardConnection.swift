@@ -1,5 +1,5 @@
 import CPCSC
-import Synchronization
+import Locking
 
 /// An open card in a reader (`SCardConnect`, shared mode unless asked otherwise).
 ///
@@ -12,10 +12,10 @@ public final class SmartCardConnection: CardChannel, Sendable {
     private let handle: SCARDHANDLE
     private let activeProtocol: DWORD
     private let shareMode: DWORD
-    private let closed = Mutex(false)
+    private let closed = Locked(false)
     /// Set when a command found the card reset by someone else; reported by
     /// the next `beginTransaction()` so the caller selects its application again.
-    private let resetSeen = Mutex(false)
+    private let resetSeen = Locked(false)
 
     /// The largest response APDU pcsc-lite can return (extended length + SW).
     private static let receiveBufferSize = 65536 + 2

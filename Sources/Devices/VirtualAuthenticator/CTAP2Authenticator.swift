@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A software CTAP 2.1 authenticator: it answers CTAP2 requests (command byte
 /// ‖ CBOR) with responses (status byte ‖ CBOR), as a security key does behind
@@ -13,8 +13,8 @@ import Synchronization
 public final class CTAP2Authenticator: Sendable {
     /// The configuration the instance was built with (policies may change since; see below).
     public let configuration: VirtualAuthenticatorConfiguration
-    private let engine: Mutex<AuthenticatorEngine>
-    private let policies: Mutex<UserActionPolicies>
+    private let engine: Locked<AuthenticatorEngine>
+    private let policies: Locked<UserActionPolicies>
     private let diagnostics: Diagnostics
 
     /// Loads the state file (creating it, 0600 in a 0700 directory, if absent).
@@ -32,8 +32,8 @@ public final class CTAP2Authenticator: Sendable {
         let diagnostics = Diagnostics()
         let engine = try AuthenticatorEngine(configuration: configuration, diagnostics: diagnostics, store: store)
         self.configuration = engine.configuration
-        self.engine = Mutex(engine)
-        self.policies = Mutex(UserActionPolicies(presence: configuration.presence,
+        self.engine = Locked(engine)
+        self.policies = Locked(UserActionPolicies(presence: configuration.presence,
                                                  verification: configuration.verification))
         self.diagnostics = diagnostics
     }

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Synchronization
+import Locking
 import VirtualAuthenticator
 
 /// The card's persistent memory, shared by its applets: one JSON document in
@@ -18,7 +18,7 @@ import VirtualAuthenticator
 public final class CardMemory: Sendable {
     /// The state file, or nil for a card that lives in memory only.
     public let file: CardStateFile?
-    private let sections: Mutex<Sections>
+    private let sections: Locked<Sections>
 
     struct Sections: Sendable {
         var piv: PIVCardState?
@@ -37,7 +37,7 @@ public final class CardMemory: Sendable {
                 throw .invalidState(path: file.path, reason: "\(error)")
             }
         }
-        sections = Mutex(loaded)
+        sections = Locked(loaded)
     }
 
     var piv: PIVCardState? { sections.withLock { $0.piv } }

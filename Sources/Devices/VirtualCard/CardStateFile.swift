@@ -1,5 +1,5 @@
 import SecureFiles
-import Synchronization
+import Locking
 
 /// Reads and writes the card's state file: one JSON document, a `SecureFile`
 /// (0600 in a directory created 0700, replaced atomically), so a crash at any
@@ -64,6 +64,6 @@ public struct CardStateFile: Sendable {
 
     /// The lock, shared by every copy of the value; released when the last copy goes.
     private final class Claim: Sendable {
-        let lock = Mutex<FileLock?>(nil)
+        let lock = Locked<FileLock?>(nil)
     }
 }

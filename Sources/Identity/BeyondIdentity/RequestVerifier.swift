@@ -1,7 +1,7 @@
 import FoundationEssentials
 import HTTPTransport
 import OpenID
-import Synchronization
+import Locking
 import Tokens
 
 /// Verifies the `request` JWT of an authenticate URL — which Beyond
@@ -127,7 +127,7 @@ final class KeySetCache: Sendable {
     static let lifetime: Int64 = 600
     static let capacity = 32
 
-    private let entries = Mutex<[String: (set: JSONWebKeySet, fetchedAt: Int64)]>([:])
+    private let entries = Locked<[String: (set: JSONWebKeySet, fetchedAt: Int64)]>([:])
     private let now: @Sendable () -> Int64
 
     init(now: @escaping @Sendable () -> Int64) { self.now = now }

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
+import Locking
 
 /// The RFC 8252 §7.3 loopback redirect listener of a browser login.
 ///
@@ -100,7 +100,7 @@ final class CallbackInbox: Sendable {
         var arrival: UInt64
         var requestComplete = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Connections open at once (a local process flooding the port): a new
     /// one beyond it evicts the oldest that has not sent a whole request.

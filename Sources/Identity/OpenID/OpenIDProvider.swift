@@ -1,5 +1,5 @@
 import HTTPTransport
-import Synchronization
+import Locking
 import Tokens
 
 /// One OpenID provider, found by discovery (`<issuer>/.well-known/openid-configuration`,
@@ -14,7 +14,7 @@ public final class OpenIDProvider: Sendable {
     private let transport: HTTPTransport
     private let cacheDirectory: String?
     private let now: @Sendable () -> Int64
-    private let cache: Mutex<ProviderCache?> = Mutex(nil)
+    private let cache: Locked<ProviderCache?> = Locked(nil)
 
     /// Bodies larger than this are no discovery document or key set.
     static let documentLimit = 1 << 20

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Harness
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -119,7 +119,7 @@ struct SoakBenchmarks {
     /// Runs the clients for `seconds` and waits for every one of them to stop.
     private func phase(_ socketPath: String, wellBehaved: Int, misbehaving: Int, seconds: Double) throws(BenchError) -> Phase {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-        let result = Mutex(Phase())
+        let result = Locked(Phase())
         var threads: [BackgroundThread] = []
         let kinds = misbehaviours
         for index in 0..<misbehaving {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Dispatch
 import StandardError
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -189,7 +189,7 @@ struct BenchCommand: ParsableCommand {
     /// Runs async work (the in-process devserver's group) from this
     /// synchronous command: a task does it while the main thread waits.
     static func waiting<T: Sendable>(_ body: @escaping @Sendable () async throws(BenchError) -> T) throws(BenchError) -> T {
-        let outcome = Mutex<Result<T, BenchError>?>(nil)
+        let outcome = Locked<Result<T, BenchError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             let result: Result<T, BenchError>

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +19,7 @@ final class CommandLineWatch: @unchecked Sendable {
     }
 
     private let needle: [UInt8]
-    private let state = Mutex<(running: Bool, passes: Int, sightings: [pid_t: Sighting])>((true, 0, [:]))
+    private let state = Locked<(running: Bool, passes: Int, sightings: [pid_t: Sighting])>((true, 0, [:]))
     private var thread: BackgroundThread?
 
     init(needle: String) throws {

@@ -1,6 +1,6 @@
 import AgentProtocol
 import OktaIDX
-import Synchronization
+import Locking
 import Tokens
 
 /// One Okta IDX sign-in in flight: its secrets (the transaction: PKCE
@@ -16,7 +16,7 @@ actor IDXLogin {
     nonisolated let expiresAt: Int64
     /// A call is running the sign-in's steps: a second one is refused, not
     /// interleaved (a form is sent only on the answer it came from).
-    nonisolated let running = Mutex(false)
+    nonisolated let running = Locked(false)
     var transaction: IDXTransaction
     var response: IDXResponse
     /// `idx.session.expired` restarts the transaction once; the second time it stops.

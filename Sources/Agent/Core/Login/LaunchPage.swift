@@ -1,6 +1,6 @@
 import SecureFiles
 import Settings
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +27,7 @@ final class LaunchPage: Sendable {
     /// Where the page is.
     let path: String
     /// Open (with its flock) until `remove`: the lock tells sweepers the page is live.
-    private let descriptor = Mutex<Int32?>(nil)
+    private let descriptor = Locked<Int32?>(nil)
 
     static let prefix = "launch-"
     static let suffix = ".html"

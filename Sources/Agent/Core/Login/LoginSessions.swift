@@ -1,17 +1,17 @@
 import AgentProtocol
 import FoundationEssentials
 import OpenID
-import Synchronization
+import Locking
 
 /// The logins in flight, one per account, and the providers the agent has
 /// met (each keeps its discovery document and keys in memory beside the
 /// disk cache). A login's secrets — state, nonce, PKCE verifier, device
 /// code — live only in its `PendingLogin`, in this process's memory.
 final class LoginSessions: Sendable {
-    private let pending = Mutex<[String: PendingLogin]>([:])
-    private let providers = Mutex<[String: OpenIDProvider]>([:])
+    private let pending = Locked<[String: PendingLogin]>([:])
+    private let providers = Locked<[String: OpenIDProvider]>([:])
     /// Okta IDX sign-ins in flight (IDXLogin.swift), one per account.
-    private let idx = Mutex<[String: IDXLogin]>([:])
+    private let idx = Locked<[String: IDXLogin]>([:])
 
     /// Starts tracking an IDX sign-in; one in flight for the account is replaced.
     func add(_ login: IDXLogin) {
@@ -86,7 +86,7 @@ final class PendingLogin: Sendable {
     /// The browser flow's launch page: removed when the login ends.
     let launchPage: LaunchPage?
     private let pastes: AsyncStream<Result<String, OpenIDError>>.Continuation
-    private let run = Mutex<Task<LoginResult, any Error>?>(nil)
+    private let run = Locked<Task<LoginResult, any Error>?>(nil)
 
     init(account: String, started: LoginStarted, request: AuthorizationRequest?, metadata: ProviderMetadata,
          pastes: AsyncStream<Result<String, OpenIDError>>.Continuation, launchPage: LaunchPage? = nil) {

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import SecureFiles
-import Synchronization
+import Locking
 
 /// An open vault: its location, its id and the data key — the one place the
 /// key is held while the vault is unlocked.
@@ -13,7 +13,7 @@ public final class UnlockedVault: Sendable {
     public let location: VaultLocation
     public let vaultId: [UInt8]
     private let dataKey: DataKey
-    private let uses = Mutex<(running: Int, retired: Bool)>((0, false))
+    private let uses = Locked<(running: Int, retired: Bool)>((0, false))
 
     init(location: VaultLocation, vaultId: [UInt8], dataKey: DataKey) {
         self.location = location

@@ -1,6 +1,7 @@
 import CBOR
 import ISO7816
 import SmartCard
+import Locking
 import Synchronization
 
 /// The FIDO applet on a card, selected, as libfido2's transport callbacks
@@ -22,8 +23,8 @@ final class FIDOAppletSession: @unchecked Sendable {
     private var pending: Result<ResponseAPDU, NFCCTAPFailure>?
 
     private let cancelRequested = Atomic<Bool>(false)
-    private let failure = Mutex<NFCCTAPFailure?>(nil)
-    private let keepaliveHandler = Mutex<(@Sendable (UInt8) -> Void)?>(nil)
+    private let failure = Locked<NFCCTAPFailure?>(nil)
+    private let keepaliveHandler = Locked<(@Sendable (UInt8) -> Void)?>(nil)
     private let closed = Atomic<Bool>(false)
 
     /// Opens the card in a PC/SC reader, shared, holding a transaction for

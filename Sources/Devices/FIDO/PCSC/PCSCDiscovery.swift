@@ -1,7 +1,7 @@
 import Dispatch
 import ISO7816
 import SmartCard
-import Synchronization
+import Locking
 
 /// FIDO keys in PC/SC readers: every reader holding a card whose FIDO applet
 /// answers SELECT. Users name them `pcsc:<reader name>`.
@@ -35,7 +35,7 @@ public enum PCSCDiscovery {
     /// How long a probe may wait for a card before its reader is left out as busy.
     static let probeDeadline: DispatchTimeInterval = .seconds(2)
     /// Readers whose probe still waits for the card; not asked again until it ends.
-    private static let probing = Mutex<Set<String>>([])
+    private static let probing = Locked<Set<String>>([])
 
     /// pcsc-lite waits without limit in SCardConnect and SCardBeginTransaction
     /// while another handle holds a transaction on the card (OpenSC, a request
@@ -57,7 +57,7 @@ public enum PCSCDiscovery {
     }
 
     private final class ProbeAnswer: Sendable {
-        let value = Mutex<FIDOAppletVersion?>(nil)
+        let value = Locked<FIDOAppletVersion?>(nil)
         let done = DispatchSemaphore(value: 0)
     }
 

@@ -6,7 +6,7 @@ import Musl
 
 /// A mutex with one condition variable, timed against the monotonic clock.
 ///
-/// `Synchronization.Mutex` has no condition variable, and the device needs
+/// `Locked` (the Locking target) has no condition variable, and the device needs
 /// one: `read` blocks until a packet is queued, and a user-action wait must
 /// wake at once when CANCEL arrives from another thread. Waits use
 /// CLOCK_MONOTONIC so a wall-clock jump neither shortens nor stretches them.

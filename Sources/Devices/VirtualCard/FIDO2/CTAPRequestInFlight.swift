@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locking
 import VirtualAuthenticator
 
 /// One CTAP request running on a worker thread while the card goes on
@@ -13,7 +13,7 @@ final class CTAPRequestInFlight: Sendable {
 
     /// What the worker has reported: the latest keepalive, then the response.
     private final class Progress: Sendable {
-        let state = Mutex<(keepalive: KeepaliveStatus, response: [UInt8]?)>((.processing, nil))
+        let state = Locked<(keepalive: KeepaliveStatus, response: [UInt8]?)>((.processing, nil))
     }
 
     /// Starts `request` on a worker thread.

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Synchronization
+import Locking
 
 /// The authorization server's shared parts: issuer, clients, keys, state and
 /// settings. Each endpoint is an extension in its own file.
@@ -36,7 +36,7 @@ struct OAuthServer: Sendable {
 /// The server's origin, set once the listening port is known (before the
 /// start-up line announces it).
 final class IssuerBox: Sendable {
-    private let value = Mutex("")
+    private let value = Locked("")
 
     var origin: String { value.withLock { $0 } }
 

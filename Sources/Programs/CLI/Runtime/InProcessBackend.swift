@@ -1,6 +1,6 @@
 import AgentProtocol
 import Interaction
-import Synchronization
+import Locking
 
 /// The agent's core, run inside this process: what a verb calls when no
 /// agent answers. The CLI library does not link the core (it would bring
@@ -15,7 +15,7 @@ public protocol InProcessCore: Sendable {
 public enum InProcessBackend {
     public typealias Factory = @Sendable (_ environment: [String: String]) throws(AgentError) -> any InProcessCore
 
-    private static let factory = Mutex<Factory?>(nil)
+    private static let factory = Locked<Factory?>(nil)
 
     public static func register(_ make: @escaping Factory) {
         factory.withLock { $0 = make }

@@ -2,14 +2,14 @@ import AgentProtocol
 import Prompts
 import Interaction
 import Settings
-import Synchronization
+import Locking
 
 /// Answers a ceremony's questions at the terminal: "Touch your security
 /// key…" (or "Tap…" for a key on an NFC reader) on stderr, PIN prompts (or `--pin-stdin`, or pinentry), and the
 /// account choice when several match.
 package final class TerminalInteraction: UserInteraction {
     private let pins: PINSource
-    private let touchShown = Mutex(false)
+    private let touchShown = Locked(false)
 
     package init(pins: PINSource) { self.pins = pins }
 
