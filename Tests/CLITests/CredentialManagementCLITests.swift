@@ -56,7 +56,9 @@ import TestSupport
                 "\(text.standardOutput)")
         #expect(text.standardOutput.contains("Discoverable credentials: 3 on the key, room for 97 more."), "\(text.standardOutput)")
 
-        let removed = try harness.passkey(["credentials", "rm", bobId, "--yes", "--device", "virtual", "--pin-stdin"],
+        // After "--": a base64url id may begin with "-" (1 in 64), which a user
+        // copying it from the list must be able to pass.
+        let removed = try harness.passkey(["credentials", "rm", "--yes", "--device", "virtual", "--pin-stdin", "--", bobId],
                                           standardInput: Self.pin + "\n")
         #expect(removed.status == 0, "\(removed.standardError)")
         #expect(removed.standardOutput == "Deleted the passkey with credential id \(bobId).\n", "\(removed.standardOutput)")

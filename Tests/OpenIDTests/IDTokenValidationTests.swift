@@ -109,7 +109,7 @@ import TestSupport
     @Test func aKidPublishedAfterCachingIsFoundByTheRefetch() async throws {
         _ = try await validator.validate(try await server.idToken(server.claims()), nonce: "n-1")
         #expect(server.state.withLock { $0.jwksFetches } == 1)
-        server.state.withLock { $0.published.insert("es-2") }
+        server.state.withLock { _ = $0.published.insert("es-2") }
         let claims = try await validator.validate(try await server.idToken(server.claims(), kid: "es-2"), nonce: "n-1")
         #expect(claims.subject == "alice")
         #expect(server.state.withLock { $0.jwksFetches } == 2)

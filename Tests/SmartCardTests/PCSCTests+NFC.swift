@@ -137,14 +137,21 @@ extension PCSCTests {
         #expect(paths != nil, "\(busy)")
         #expect(paths?.contains("pcsc:" + fixture.reader) == false, "\(busy)")
 
-        // Once it ends, the key is listed again (after the probe left waiting has finished).
+        // Once it ends, the key is listed again — after the probe left waiting
+        // has finished, which on a loaded machine takes a while: until then the
+        // reader is still "being probed" and a list leaves it out at once. So
+        // ask until it is listed, for up to 30 s, not a fixed number of times.
         other.endTransaction()
         var listed = false
-        for id in 2...20 where !listed {
-            let free = try client.call(id, "devices.list", timeout: 30)
+        var asked = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !listed && ContinuousClock.now < deadline {
+            asked += 1
+            let free = try client.call(asked + 1, "devices.list", timeout: 30)
             listed = (free.result?["devices"] as? [[String: Any]])?.contains { $0["path"] as? String == "pcsc:" + fixture.reader } == true
+            if !listed { usleep(50_000) }
         }
-        #expect(listed, "the key on \(fixture.reader) is listed when its card is free")
+        #expect(listed, "the key on \(fixture.reader) is listed when its card is free (asked \(asked) times in 30 s)")
     }
 
     @Test("the key leaves the reader mid-command: device_unavailable within the request, and the agent serves the next one")

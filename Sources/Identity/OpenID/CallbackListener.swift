@@ -44,7 +44,12 @@ public final class CallbackListener: Sendable {
         let inbox = CallbackInbox(expectedState: expectedState, requestDeadline: requestDeadline)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in inbox.accept(channel) }
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptOrder(inbox: inbox))
+                }
+            }
+            .childChannelInitializer { channel in inbox.pipeline(for: channel) }
         let channel: any Channel
         do {
             channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
@@ -124,9 +129,11 @@ final class CallbackInbox: Sendable {
         if acceptedAlready { action() }
     }
 
-    /// A new connection: counted (evicting the oldest unfinished one when
-    /// all slots are taken), given a deadline, and an HTTP/1 pipeline.
-    func accept(_ channel: any Channel) -> EventLoopFuture<Void> {
+    /// A new connection, in the order the listening socket accepted them:
+    /// counted (evicting the oldest unfinished one when all slots are
+    /// taken) and given a deadline. False when the listener is closed or
+    /// every slot holds a request being answered: the caller closes it.
+    func admit(_ channel: any Channel) -> Bool {
         let key = ObjectIdentifier(channel)
         let (admitted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
             guard !state.closed else { return (false, nil) }
@@ -144,14 +151,19 @@ final class CallbackInbox: Sendable {
             return (true, evicted)
         }
         evicted?.close(promise: nil)
-        guard admitted else { return channel.close() }
+        guard admitted else { return false }
         channel.closeFuture.whenComplete { _ in self.state.withLock { _ = $0.children.removeValue(forKey: key) } }
         let deadline = channel.eventLoop.scheduleTask(in: requestDeadline) {
             let complete = self.state.withLock { $0.children[key]?.requestComplete ?? true }
             if !complete { channel.close(promise: nil) }
         }
         channel.closeFuture.whenComplete { _ in deadline.cancel() }
-        return channel.eventLoop.makeCompletedFuture {
+        return true
+    }
+
+    /// An admitted connection's HTTP/1 pipeline, set up on its own event loop.
+    func pipeline(for channel: any Channel) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
             try channel.pipeline.syncOperations.addHandler(CallbackHandler(inbox: self))
         }
@@ -215,5 +227,27 @@ final class CallbackInbox: Sendable {
         }
         waiter?.resume(throwing: OpenIDError.cancelled)
         for child in children { child.close(promise: nil) }
+    }
+}
+
+/// Admits each connection on the listening channel's event loop, as the
+/// socket accepts it, before NIO hands it to an event loop of its own.
+/// Counting there makes "oldest" the accept order: the connections' own
+/// set-up runs on two loops, in whatever order they get to it, and a loop
+/// busy elsewhere would let later connections count as older.
+private final class AcceptOrder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = any Channel
+    typealias InboundOut = any Channel
+    let inbox: CallbackInbox
+
+    init(inbox: CallbackInbox) { self.inbox = inbox }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let child = unwrapInboundIn(data)
+        guard inbox.admit(child) else {
+            child.close(promise: nil)
+            return
+        }
+        context.fireChannelRead(data)
     }
 }

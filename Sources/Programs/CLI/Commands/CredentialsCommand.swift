@@ -66,10 +66,10 @@ struct CredentialsRemove: Verb {
         discussion: """
         The credential id is the base64url one `passkey credentials list` shows. Asks before \
         deleting, on a terminal; elsewhere pass --yes. The sites that know this passkey can no \
-        longer sign you in with it. Needs the key's PIN (or its fingerprint).
+        longer sign you in with it. Needs the key's PIN (or its fingerprint). A base64url id         may begin with "-"; put such an id after "--", as in `passkey credentials rm --yes -- -17Cl…`,         or it is read as an option.
         """)
 
-    @Argument(help: "The credential id (base64url), as `passkey credentials list` shows it.")
+    @Argument(help: "The credential id (base64url), as `passkey credentials list` shows it (after -- if it begins with -).")
     var credentialId: String
     @Flag(name: .long, help: "Delete without asking.")
     var yes = false
