@@ -49,6 +49,7 @@ let package = Package(
         // The Public Suffix List (Debian's libpsl, built-in list plus the system's newer one): registrable domains.
         .systemLibrary(name: "CPSL", path: "Sources/System/CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CMalloc", path: "Sources/System/CMalloc"),  // glibc's malloc_trim: the agent hands freed memory back
+        .systemLibrary(name: "CSpawn", path: "Sources/System/CSpawn"),  // glibc's posix_spawn closefrom: a child inherits no descriptor of ours
         .systemLibrary(name: "CLibCrypto", path: "Sources/System/CLibCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
         // sd-bus: the agent's URL-scheme handler on the session bus (Sources/Agent/DesktopBus).
@@ -116,7 +117,7 @@ let package = Package(
         .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
         // Asking the person where no socket client answers: pinentry (PIN, CONFIRM) and a
         // UserInteraction over it, for the CLI without a terminal and the agent's own D-Bus requests.
-        .target(name: "Prompts", dependencies: ["Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
+        .target(name: "Prompts", dependencies: ["CSpawn", "Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
         .target(name: "AgentProtocol", dependencies: ["BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
         .target(name: "AgentCore", dependencies: ["Locking", "AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
@@ -131,7 +132,7 @@ let package = Package(
         // MARK: Sources/Programs — the command line and the executables: thin mains.
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
-        .target(name: "PasskeyCLI", dependencies: ["Locking", "AgentClient", "AgentProtocol", "Interaction", "Prompts", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
+        .target(name: "PasskeyCLI", dependencies: ["CSpawn", "Locking", "AgentClient", "AgentProtocol", "Interaction", "Prompts", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
                                                   "WebAuthnJSON", "Hexadecimal", "LoopbackHost", argumentParser], path: "Sources/Programs/CLI",
                 swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
@@ -144,7 +145,7 @@ let package = Package(
         .executableTarget(name: "passkey-local", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Interaction"],
                           path: "Sources/Programs/passkey-local"),
         .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
-        .executableTarget(name: "passkey-demo", dependencies: ["PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless", "OpenID",
+        .executableTarget(name: "passkey-demo", dependencies: ["CSpawn", "PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless", "OpenID",
                                                               "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Sources/Programs/passkey-demo"),
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
@@ -168,7 +169,7 @@ let package = Package(
         // MARK: The harness: child processes, a private pcscd with the virtual card, the agent and
         // devserver launchers, the socket client, a loopback token endpoint; used by the tests and
         // passkey-bench, never linked into a shipped program. No test framework, no Foundation.
-        .target(name: "Harness", dependencies: ["Locking"], path: "Harness"),
+        .target(name: "Harness", dependencies: ["CSpawn", "Locking"], path: "Harness"),
         // Test support shared by the test targets: the harness plus what needs Foundation or the
         // WebAuthn model (JSON answers, the software authenticator, fixtures).
         .target(name: "TestSupport", dependencies: ["Harness", "WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
@@ -184,7 +185,7 @@ let package = Package(
                     dependencies: ["TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["Locking", "TestSupport", "DevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["TestSupport", "Settings", "Harness"]),
-        .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction"]),
+        .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction", "Prompts"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["TestSupport", "SecureFiles"]),
         .testTarget(name: "DecodingErrorsTests", dependencies: ["TestSupport", "DecodingErrors"]),
         .testTarget(name: "PIVWireTests", dependencies: ["TestSupport", "PIVWire", "Hexadecimal"]),

@@ -1,3 +1,4 @@
+import CSpawn
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,6 +35,10 @@ public struct ChildProcess: Sendable {
         }
         // dup2 onto 3 clears close-on-exec.
         if let listeningSocket { posix_spawn_file_actions_adddup2(&actions, listeningSocket, 3) }
+        // Nothing else of the test process: a socket NIO accepted (without
+        // close-on-exec) for one test must not stay open in another test's
+        // child after the listener closed it.
+        posix_spawn_file_actions_addclosefrom_np(&actions, listeningSocket == nil ? 3 : 4)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -3,7 +3,7 @@
 for the login tests: what another local user sees of a `passkey login`, and
 what it can do with it.
 
-  proc_watcher.py --out DIR [--launch-dir DIR] [--attack USER]
+  proc_watcher.py --out DIR [--launch-dir DIR] [--attack USER] [--only ORIGIN]...
 
 Each full pass over /proc appends every command line and environment not
 seen before to DIR/seen.txt (NUL bytes as spaces, one per line) and then
@@ -21,6 +21,11 @@ DIR/events.txt gets one line per finding:
                         seen: signed in at the provider as USER with it (the
                         victim's state, nonce and PKCE challenge) and handed
                         the code to the victim's redirect URI first
+
+With --only (any number of times), authorization requests of other origins
+(`http://HOST:PORT`) are ignored, and with --launch-dir, launch pages
+elsewhere: the tests run in parallel, and another test's login is not this
+test's victim (attacking it would break that test, and count here).
 
 It runs until SIGTERM.
 """
@@ -90,6 +95,10 @@ def main():
     out = args[args.index("--out") + 1]
     launch_dir = args[args.index("--launch-dir") + 1] if "--launch-dir" in args else None
     user = args[args.index("--attack") + 1] if "--attack" in args else None
+    origins = [args[i + 1] for i, arg in enumerate(args) if arg == "--only"]
+
+    def ours(url):
+        return not origins or any(url == o or url.startswith(o + "/") for o in origins)
     me = os.getpid()
     seen = set()
     urls = set()
@@ -121,6 +130,8 @@ def main():
                 seen_file.write(text.replace("\0", " ").replace("\n", " ") + "\n")
                 seen_file.flush()
                 for url, complete in authorization_requests(text):
+                    if not ours(url):
+                        continue
                     if url not in urls:
                         urls.add(url)
                         event(f"url {pid} {url}")
@@ -133,6 +144,8 @@ def main():
             except OSError:
                 continue
             for path in launch_pages(text):
+                if launch_dir and not path.startswith(launch_dir + "/"):
+                    continue
                 try:
                     with open(path, "rb") as page:
                         content = html.unescape(page.read().decode(errors="replace"))

@@ -54,7 +54,9 @@ import Glibc
         // signing in as mallory with any authorization request it learns.
         let attacker = try RunningProcess("/usr/bin/setpriv",
                                           ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", Self.watcherScript,
-                                           "--out", otherOut, "--launch-dir", launchDirectory, "--attack", "mallory"],
+                                           "--out", otherOut, "--launch-dir", launchDirectory, "--attack", "mallory",
+                                           // Only this test's login and the canary: other tests' logins run beside it.
+                                           "--only", provider.origin, "--only", "http://127.0.0.1:9"],
                                           environment: ["PATH": "/usr/bin:/bin"], directory: scratch, name: "attacker")
         defer { attacker.stop() }
 

@@ -1,3 +1,4 @@
+import CSpawn
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,15 +13,17 @@ public final class PipedProcess {
 
     public init?(program: String, arguments: [String]) {
         var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
-        guard pipe(&toChild) == 0 else { return nil }
-        guard pipe(&fromChild) == 0 else { close(toChild[0]); close(toChild[1]); return nil }
-        // Our ends must not leak into the child beyond the dup2'ed stdin/stdout.
-        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Close-on-exec from the start: another thread's spawn must not inherit them.
+        guard pipe2(&toChild, O_CLOEXEC) == 0 else { return nil }
+        guard pipe2(&fromChild, O_CLOEXEC) == 0 else { close(toChild[0]); close(toChild[1]); return nil }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        // Nothing else of ours: not the agent's client connections, which
+        // NIO accepts inheritable (CSpawn/shim.h).
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0

@@ -1,4 +1,5 @@
 import AgentProtocol
+import CSpawn
 
 #if canImport(Glibc)
 import Glibc
@@ -33,6 +34,7 @@ final class DemoProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, standardErrorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // A socket-activated daemon's listening socket is its fd 3 (dup2 clears close-on-exec).
         if let listeningSocket { posix_spawn_file_actions_adddup2(&actions, listeningSocket, 3) }
+        posix_spawn_file_actions_addclosefrom_np(&actions, listeningSocket == nil ? 3 : 4)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {

@@ -1,3 +1,4 @@
+import CSpawn
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,6 +17,8 @@ enum HelperProgram {
         for fd: Int32 in [0, 1, 2] {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
         }
+        // Nothing else of ours (the agent connection, a login's listener): a browser lives long.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let argv = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
