@@ -27,8 +27,23 @@ import tempfile
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+# A page that navigates (a submitted form, a refresh, a redirect) between
+# finding an element and reading it makes the element stale: every wait
+# looks again instead of failing.
+STALE = (StaleElementReferenceException,)
+
+
+def wait(driver, seconds, condition):
+    return WebDriverWait(driver, seconds, ignored_exceptions=STALE).until(condition)
+
+
+def body_text(driver):
+    """The page's text, read again if the page changed under the read."""
+    return wait(driver, 10, lambda d: (d.find_element(By.TAG_NAME, "body").text,))[0]
 
 
 def log(line):
@@ -61,28 +76,32 @@ def screenshot(driver, name):
 
 def approve(driver):
     """The provider's sign-in page: the development shortcut's form."""
-    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "fieldset.shortcut input[name=user]"))
+    wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "fieldset.shortcut input[name=user]"))
     screenshot(driver, "provider")
-    field = driver.find_element(By.CSS_SELECTOR, "fieldset.shortcut input[name=user]")
-    field.clear()
-    field.send_keys(os.environ.get("CHROMIUM_USER", "alice"))
-    driver.find_element(By.CSS_SELECTOR, "fieldset.shortcut button[value=allow]").click()
+
+    def fill_and_allow(d):
+        field = d.find_element(By.CSS_SELECTOR, "fieldset.shortcut input[name=user]")
+        field.clear()
+        field.send_keys(os.environ.get("CHROMIUM_USER", "alice"))
+        d.find_element(By.CSS_SELECTOR, "fieldset.shortcut button[value=allow]").click()
+        return True
+    wait(driver, 30, fill_and_allow)
 
 
 def browser_flow(driver, address):
     driver.get(address)
     log(f"opened the launch page; now at {driver.current_url.split('?')[0]}")
     approve(driver)
-    WebDriverWait(driver, 30).until(lambda d: d.current_url.startswith("http://127.0.0.1:")
-                                    and "/oauth2/" not in d.current_url and "/v1/" not in d.current_url)
-    WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.TAG_NAME, "body"))
-    text = driver.find_element(By.TAG_NAME, "body").text
+    wait(driver, 30, lambda d: d.current_url.startswith("http://127.0.0.1:")
+                                and "/oauth2/" not in d.current_url and "/v1/" not in d.current_url)
+    wait(driver, 10, lambda d: d.find_elements(By.TAG_NAME, "body"))
+    text = body_text(driver)
     log(f"callback page: {text[:200]!r}")
     screenshot(driver, "callback")
     # A second visit to the one-shot callback (a reload): whatever the
     # browser shows, the login it already finished must stand.
     driver.refresh()
-    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    wait(driver, 10, lambda d: d.execute_script("return document.readyState") == "complete")
     screenshot(driver, "callback-reloaded")
     log("reloaded the callback page")
     return bool(text)
@@ -91,9 +110,9 @@ def browser_flow(driver, address):
 def device_flow(driver, url):
     driver.get(url)
     approve(driver)
-    WebDriverWait(driver, 30).until(lambda d: "allow" not in d.find_element(By.TAG_NAME, "body").text.lower()
-                                    or d.current_url != url)
-    text = driver.find_element(By.TAG_NAME, "body").text
+    wait(driver, 30, lambda d: "allow" not in d.find_element(By.TAG_NAME, "body").text.lower()
+                                or d.current_url != url)
+    text = body_text(driver)
     log(f"after approval: {text[:200]!r}")
     screenshot(driver, "device-approved")
     return True
