@@ -217,7 +217,7 @@ struct FIDO2AppletTests {
 
         var credentialId: [UInt8] = []
         do {
-            let (card, _) = try TestCards.fido2Card(stateFile: CardStateFile(path: path))
+            let (card, _) = try TestCards.reopening { try TestCards.fido2Card(stateFile: CardStateFile(path: path)) }
             var (client, _) = try client(card)
             credentialId = try register(&client).0
             // A PIV write after the FIDO2 one (a wrong PIN costs a try) keeps the fido2 member.
@@ -233,7 +233,7 @@ struct FIDO2AppletTests {
         #expect(document["serialNumber"] as? Int == Int(serial))
 
         // Again from the file: the PIV card is the same one, the credential is still there.
-        let (card, _) = try TestCards.fido2Card(stateFile: CardStateFile(path: path))
+        let (card, _) = try TestCards.reopening { try TestCards.fido2Card(stateFile: CardStateFile(path: path)) }
         var (client, _) = try client(card)
         let (status, body) = try client.send(0x02, Self.getAssertion())
         #expect(status == 0)
@@ -248,7 +248,7 @@ struct FIDO2AppletTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/vcard.json"
         do {
-            let memory = try CardMemory(file: CardStateFile(path: path))
+            let memory = try TestCards.reopening { try CardMemory(file: CardStateFile(path: path)) }
             let card = VirtualCard(applets: [try FIDO2Applet(memory: memory, logger: TestCards.logger)], logger: TestCards.logger)
             var (client, _) = try client(card)
             _ = try register(&client)
@@ -256,7 +256,7 @@ struct FIDO2AppletTests {
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         #expect(Set(document.keys) == ["fido2"])
         // The PIV applet, added later, starts factory-new beside it and keeps it.
-        let (card, _) = try TestCards.fido2Card(stateFile: CardStateFile(path: path))
+        let (card, _) = try TestCards.reopening { try TestCards.fido2Card(stateFile: CardStateFile(path: path)) }
         var (client, _) = try client(card)
         #expect(try client.send(0x02, Self.getAssertion()).status == 0)
         let both = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])

@@ -2,6 +2,9 @@ import ISO7816
 import Logging
 import SmartCard
 import VirtualCard
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A `CardChannel` straight into a `VirtualCard` in this process: the same
 /// bytes pcscd would carry, without pcscd, for fast tests of the applet and
@@ -55,5 +58,23 @@ enum TestCards {
     static func pivCard(stateFile: CardStateFile? = nil) throws -> (VirtualCard, PIVApplet) {
         let applet = try PIVApplet(stateFile: stateFile, logger: logger)
         return (VirtualCard(applets: [applet], logger: logger), applet)
+    }
+
+    /// Opens a card on a state file a card of this process has just let go
+    /// of. Its flock can outlive that card for a moment: a child another
+    /// test spawns at that instant holds a copy of every descriptor between
+    /// clone and exec (close-on-exec or closefrom act only then), and the
+    /// lock goes with the last copy. So "another passkey-vcard is using it"
+    /// is asked again for up to 5 s; anything else, or a lock still held
+    /// then, is thrown as it is.
+    static func reopening<Card>(_ open: () throws -> Card) throws -> Card {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            do { return try open() } catch let error as VirtualCardError {
+                guard case .stateFile(_, let reason) = error, reason.hasPrefix("another passkey-vcard is using it"),
+                      ContinuousClock.now < deadline else { throw error }
+                usleep(10_000)
+            }
+        }
     }
 }

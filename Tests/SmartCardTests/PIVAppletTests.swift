@@ -229,7 +229,7 @@ struct PIVAppletTests {
         let path = directory + "/nested/vcard.json"
         var publicKey: PIVPublicKey?
         do {
-            let (card, _) = try TestCards.pivCard(stateFile: CardStateFile(path: path))
+            let (card, _) = try TestCards.reopening { try TestCards.pivCard(stateFile: CardStateFile(path: path)) }
             let session = try PIVSession(channel: InProcessCardChannel(card: card))
             try session.authenticate(with: .default)
             publicKey = try session.generateKey(in: .keyManagement)
@@ -242,7 +242,7 @@ struct PIVAppletTests {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!text.contains(Hexadecimal.encode(Array("123456".utf8) + [0xFF, 0xFF])))
 
-        let (card, _) = try TestCards.pivCard(stateFile: CardStateFile(path: path))
+        let (card, _) = try TestCards.reopening { try TestCards.pivCard(stateFile: CardStateFile(path: path)) }
         let session = try PIVSession(channel: InProcessCardChannel(card: card))
         #expect(try session.publicKey(slot: .keyManagement) == publicKey)
         #expect(try session.pinState() == .notVerified(triesLeft: 2))
