@@ -65,8 +65,10 @@ import Glibc
         defer { watch.stop() }
         // The watch sees a command line that holds the token: without this,
         // a watch that saw nothing would prove nothing.
-        let control = try RunningProcess("/bin/sh", ["-c", "sleep 30; :", "control", token], environment: environment,
-                                         directory: home, name: "control")
+        // One process that never forks: a shell forking for `sleep` showed the
+        // token under its child's pid for an instant, which counted as a leak.
+        let control = try RunningProcess("/usr/bin/python3", ["-c", "import time; time.sleep(30)", "control", token],
+                                         environment: environment, directory: home, name: "control")
         try control.waitUntil("the watch sees the control process") { watch.sightings.contains { $0.pid == control.pid } }
         _ = control.stop(signal: SIGKILL)
 

@@ -29,7 +29,8 @@ import Glibc
         for program in try programs() {
             try FileManager.default.copyItem(atPath: try ProgramPaths.built(program), toPath: bin + "/" + program)
         }
-        let copied = try ProcessResult.run("/bin/sh", ["-c", "tar -C \"$1\" --exclude=./.build --exclude=./.git -cf - . | tar -C \"$2\" -xf -",
+        // Not the build directories: .build and the sanitizers' .build-thread and .build-address (gigabytes).
+        let copied = try ProcessResult.run("/bin/sh", ["-c", "tar -C \"$1\" --exclude='./.build*' --exclude=./.git -cf - . | tar -C \"$2\" -xf -",
                                                        "sh", Interop.packageRoot, repo],
                                            standardInput: nil, environment: ProcessInfo.processInfo.environment,
                                            scratch: scratch, timeout: 60)
