@@ -83,7 +83,7 @@ import TestSupport
     func removeNeedsConsent() throws {
         let harness = try harnessWithThreePasskeys()
         let id = try #require(try list(harness).first?["credentialId"] as? String)
-        let refused = try harness.passkey(["credentials", "rm", id, "--device", "virtual", "--pin-stdin"],
+        let refused = try harness.passkey(["credentials", "rm", "--device", "virtual", "--pin-stdin", "--", id],
                                           standardInput: Self.pin + "\n")
         #expect(refused.status == 64, "\(refused.standardError)")
         #expect(refused.standardError.contains("pass --yes"), "\(refused.standardError)")

@@ -40,8 +40,9 @@ extension PCSCTests {
         let carol = try #require(try list(["--rp", "example.com"]).first)
         #expect(carol["userName"] as? String == "carol" && carol["userDisplayName"] as? String == "Carol", "\(carol)")
         let carolId = try #require(carol["credentialId"] as? String)
-        let removed = try agent.passkey(["credentials", "rm", carolId, "--yes",
-                                         "--device", device, "--pin-stdin"], standardInput: pin + "\n")
+        // After "--": a base64url id may begin with "-".
+        let removed = try agent.passkey(["credentials", "rm", "--yes", "--device", device, "--pin-stdin", "--", carolId],
+                                        standardInput: pin + "\n")
         #expect(removed.status == 0 && removed.standardOutput == "Deleted the passkey with credential id \(carolId).\n",
                 "\(removed.standardOutput)\(removed.standardError)")
         #expect(try list().compactMap { $0["userName"] as? String } == ["alice"])
