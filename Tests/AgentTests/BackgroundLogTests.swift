@@ -18,14 +18,16 @@ import Glibc
         let pidText = try #require(started.standardOutput.split(separator: "\n")
             .first { $0.hasPrefix("echo passkey-agent pid ") }?.dropFirst("echo passkey-agent pid ".count).dropLast())
         let pid = try #require(pid_t(String(pidText)))
-        defer { kill(pid, SIGKILL) }
+        let agent = try #require(DetachedProcess(pid: pid, environmentEntry: "XDG_STATE_HOME=\(stateHome)"),
+                                 "pid \(pid) is the agent this test started")
+        defer { agent.signal(SIGKILL) }
         var client: LineClient?
         for _ in 0..<500 where client == nil {
             client = try? harness.connect()
             if client == nil { usleep(20_000) }
         }
         #expect(client != nil, "the background agent answers")
-        #expect(kill(pid, SIGTERM) == 0)
+        #expect(agent.signal(SIGTERM))
         for path in [stateHome + "/passkey-agent/agent.log", harness.runtimeDirectory + "/passkey-agent/agent.log"] {
             for _ in 0..<500 {
                 if let log = try? String(contentsOfFile: path, encoding: .utf8), log.contains("SIGTERM: shutting down") { return path }

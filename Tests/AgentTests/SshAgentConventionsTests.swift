@@ -20,11 +20,10 @@ import Glibc
                                      scratch: harness.home, timeout: 60)
     }
 
-    /// Whether `pid` is gone (or only a zombie waiting for its reaper).
-    private func ended(_ pid: pid_t) -> Bool {
-        guard kill(pid, 0) == 0 else { return true }
-        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    /// The agent `pid` names if it still runs and is this harness's (its
+    /// HOME is the harness's): the pid may have been reused since it ended.
+    private func agent(_ pid: pid_t, _ harness: AgentHarness) -> DetachedProcess? {
+        DetachedProcess(pid: pid, environmentEntry: "HOME=\(harness.home)")
     }
 
     @Test("eval \"$(passkey-agent)\" exports the socket and the PID; eval \"$(passkey-agent -k)\" stops it and unsets both")
@@ -44,12 +43,12 @@ import Glibc
         #expect(lines.contains("sock=\(harness.socketPath)"), "\(lines)")
         let pidLine = try #require(lines.first { $0.hasPrefix("pid=") })
         let pid = try #require(pid_t(pidLine.dropFirst(4)), "a PID: \(pidLine)")
-        defer { kill(pid, SIGKILL) }
+        defer { agent(pid, harness)?.signal(SIGKILL) }
         #expect(lines.contains { $0.hasPrefix("agent: running (pid \(pid),") }, "the agent answering is the one named: \(lines)")
         #expect(lines.contains("passkey-agent pid \(pid) stopped"), "\(lines)")
         #expect(lines.contains("after=unset,unset"))
-        for _ in 0..<500 where !ended(pid) { usleep(20_000) }
-        #expect(ended(pid), "the agent named by PASSKEY_AGENT_PID ended")
+        let ended = agent(pid, harness)?.waitForEnd(timeout: 10) ?? true
+        #expect(ended, "the agent named by PASSKEY_AGENT_PID ended")
     }
 
     @Test("-c prints C shell lines, -s Bourne lines; $SHELL ending in csh chooses C shell")
@@ -63,7 +62,7 @@ import Glibc
             guard line.hasPrefix("setenv PASSKEY_AGENT_PID "), line.hasSuffix(";") else { return nil }
             return pid_t(line.dropFirst("setenv PASSKEY_AGENT_PID ".count).dropLast())
         }, "\(cLines)")
-        defer { kill(cPid, SIGKILL) }
+        defer { agent(cPid, harness)?.signal(SIGKILL) }
         let killed = try shell("passkey-agent -k", harness, extra: ["SHELL": "/usr/bin/tcsh", "PASSKEY_AGENT_PID": "\(cPid)"])
         #expect(killed.status == 0, "\(killed.standardError)")
         #expect(killed.standardOutput == "unsetenv PASSKEY_AGENT_SOCK;\nunsetenv PASSKEY_AGENT_PID;\necho passkey-agent pid \(cPid) stopped;\n")
@@ -76,7 +75,7 @@ import Glibc
             guard line.hasPrefix("PASSKEY_AGENT_PID="), let semicolon = line.firstIndex(of: ";") else { return nil }
             return pid_t(line[line.index(line.startIndex, offsetBy: "PASSKEY_AGENT_PID=".count)..<semicolon])
         }, "\(sLines)")
-        defer { kill(sPid, SIGKILL) }
+        defer { agent(sPid, harness)?.signal(SIGKILL) }
         #expect(try shell("passkey-agent -k -s", harness, extra: ["PASSKEY_AGENT_PID": "\(sPid)"]).standardOutput
             .hasPrefix("unset PASSKEY_AGENT_SOCK;\nunset PASSKEY_AGENT_PID;\n"))
 

@@ -16,6 +16,8 @@ final class TestClock: Sendable {
     func advance(seconds: TimeInterval) { offset.withLock { $0 += seconds } }
     /// From now on time moves only by `advance`.
     func freeze() { frozenAt.withLock { $0 = $0 ?? Date() } }
+    /// From now on time is `date`, moved only by `advance`.
+    func freeze(at date: Date) { frozenAt.withLock { $0 = date }; offset.withLock { $0 = 0 } }
     func now() -> Date { (frozenAt.withLock { $0 } ?? Date()).addingTimeInterval(offset.withLock { $0 }) }
     var devServerClock: DevServerClock { DevServerClock { self.now() } }
 }

@@ -120,6 +120,23 @@ import TestSupport
         }
     }
 
+    /// `exp` is whole seconds; a token minted late in a second must still
+    /// live the whole `expires_in` it was given (a 1 s token minted at
+    /// x.95 s once died 50 ms later and failed a loaded test run).
+    @Test func aTokenMintedLateInASecondLivesItsWholeLifetime() async throws {
+        try await DevServerHarness.with({ $0.oauth.accessTokenLifetime = .seconds(1) }) { h in
+            let o = OAuthHarness(h)
+            h.clock.freeze(at: Date(timeIntervalSince1970: 1_800_000_000.95))
+            let tokens = try await o.login()
+            #expect(tokens["expires_in"] as? Int == 1)
+            let access = try #require(tokens["access_token"] as? String)
+            h.clock.advance(seconds: 0.9)
+            #expect(try await o.userInfo(access).status == 200, "0.9 s into a 1 s lifetime")
+            h.clock.advance(seconds: 1.1)
+            #expect(try await o.userInfo(access).status == 401, "2 s after minting")
+        }
+    }
+
     @Test func aClientCannotRefreshOrRevokeAnotherClientsTokens() async throws {
         let other = try OAuthClientRegistration(argument: "other=http://127.0.0.1/callback")
         try await DevServerHarness.with({ $0.oauth.clients = [other] }) { h in

@@ -77,7 +77,12 @@ def authorization_requests(text):
         if start < 0:
             continue
         candidate = word[start:]
-        query = urllib.parse.urlsplit(candidate).query
+        try:
+            query = urllib.parse.urlsplit(candidate).query
+        except ValueError:
+            # Another test's hostile URL (an unclosed "[" host, say) on some
+            # process's command line: not an authorization request.
+            continue
         fields = urllib.parse.parse_qs(query)
         if "state" in fields:
             yield candidate, "redirect_uri" in fields

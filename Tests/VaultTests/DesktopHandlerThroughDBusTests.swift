@@ -87,8 +87,10 @@ import Glibc
         #expect(passesDuringTheInvoke - passesBefore >= 2, "the watch read all of /proc while the link was handled")
 
         let agentPID = try #require(try bus.owner(of: Self.applicationID, scratch: home), "the bus started the agent, which owns the name")
-        defer { kill(agentPID, SIGTERM) }
-        #expect(try String(contentsOfFile: "/proc/\(agentPID)/cmdline", encoding: .utf8).contains("passkey-agent"))
+        let busAgent = try #require(DetachedProcess(pid: agentPID) {
+            TextFile.read("/proc/\($0)/cmdline").contains("passkey-agent")
+        }, "pid \(agentPID), the name's owner, is a passkey-agent")
+        defer { busAgent.signal(SIGTERM) }
 
         let leaks = watch.sightings.filter { $0.pid != control.pid && $0.pid != opener.pid }
         #expect(leaks.isEmpty, "the binding token was on a command line: \(leaks)")

@@ -35,9 +35,12 @@ import Glibc
     }
 
     /// The processes `pid` started (Linux /proc/PID/task/PID/children).
-    static func children(of pid: pid_t) -> [pid_t] {
-        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
-        return text.split(separator: " ").compactMap { pid_t(String($0)) }
+    /// `pid`'s children, each held so that a signal reaches it or nothing.
+    static func children(of pid: pid_t) -> [DetachedProcess] {
+        func listed() -> [pid_t] {
+            TextFile.read("/proc/\(pid)/task/\(pid)/children").split(separator: " ").compactMap { pid_t(String($0)) }
+        }
+        return listed().compactMap { child in DetachedProcess(pid: child) { _ in listed().contains(child) } }
     }
 
     @Test("README's Try it runs as written: passwordless.dev, the vault, login and refresh, lock, Okta + BI, Okta IDX")
@@ -63,7 +66,7 @@ import Glibc
                                            directory: harness.home, name: "terminal1")
         defer {
             // The devserver is bash's child (`umask 077; …` is a list): stop it first, then bash ends with it.
-            for child in Self.children(of: devserver.pid) { kill(child, SIGTERM) }
+            for child in Self.children(of: devserver.pid) { child.signal(SIGTERM) }
             _ = devserver.waitForExit(timeout: 10)
             devserver.stop()
         }

@@ -14,3 +14,13 @@ extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *
 // start (pipe() then fcntl leaves a moment in which another thread's spawn
 // inherits it). <unistd.h> declares it only under _GNU_SOURCE too.
 extern int pipe2(int pipefd[2], int flags);
+
+// pidfd_open(2) and pidfd_send_signal(2) (glibc 2.36, <sys/pidfd.h>, which
+// Swift's Glibc module does not include): a descriptor for a process we did
+// not spawn, so that a later signal reaches that process or nothing — never
+// another one given the same pid since (pid_max is often 32768, and a busy
+// machine wraps it in minutes).
+// (`info` is siginfo_t *, always NULL here: <signal.h> is left out so this
+// module does not re-export its names.)
+extern int pidfd_open(pid_t pid, unsigned int flags);
+extern int pidfd_send_signal(int pidfd, int sig, void *info, unsigned int flags);

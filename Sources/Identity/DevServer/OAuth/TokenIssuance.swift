@@ -19,7 +19,10 @@ extension OAuthServer {
                      includeNonce: Bool) async throws -> (response: TokenResponse, jti: String, expiresAt: Date) {
         let issuedAt = now
         let lifetime = accessTokenLifetime
-        let expiresAt = issuedAt.addingTimeInterval(lifetime)
+        // JWT `exp` is whole seconds. Rounding the expiry up, not down, keeps
+        // a token live for at least the `expires_in` the response promises:
+        // truncated, a 1 s token minted at x.95 s would die 50 ms later.
+        let expiresAt = Date(timeIntervalSince1970: issuedAt.addingTimeInterval(lifetime).timeIntervalSince1970.rounded(.up))
         let jti = "AT." + Hexadecimal.encode(AppKeys.randomBytes(16))
         let access = AccessTokenClaims(iss: issuer, sub: authorization.sub, aud: AccessTokenClaims.audience,
                                        cid: authorization.clientId, scp: scopes, exp: expiresAt.numericDate,

@@ -32,7 +32,7 @@ extension OAuthServer {
     /// ES256 key), `iss`, `aud`, `exp`, and not revoked.
     func checkAccessToken(_ token: String) async -> AccessTokenClaims? {
         guard let claims = await signer.verifiedAccessToken(token), claims.iss == issuer,
-              claims.aud == AccessTokenClaims.audience, now.numericDate < claims.exp,
+              claims.aud == AccessTokenClaims.audience, now.timeIntervalSince1970 < Double(claims.exp),
               await !store.isRevoked(jti: claims.jti) else { return nil }
         return claims
     }
