@@ -31,7 +31,12 @@ public final class AgentHarness: Sendable {
         var environment = ProcessInfo.processInfo.environment
         // Not the developer's session bus either: a test agent would take the
         // URL-scheme handler's name there (a test that wants a bus starts its own).
-        for key in ["PASSKEY_AGENT_SOCK", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "DBUS_SESSION_BUS_ADDRESS"] { environment[key] = nil }
+        // Nor the test process's private pcscd, which `PCSCHarness.shared()`
+        // names in this process's environment once a smart-card test has
+        // started it: an agent or CLI that did not ask for it would find
+        // that test's card (a test wanting it passes it in `extraEnvironment`).
+        for key in ["PASSKEY_AGENT_SOCK", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "DBUS_SESSION_BUS_ADDRESS",
+                    "PCSCLITE_CSOCK_NAME"] { environment[key] = nil }
         environment["HOME"] = home
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory
         environment["XDG_DATA_HOME"] = home + "/data"
