@@ -31,6 +31,15 @@ public final class AgentCore: Sendable {
         return try methods.dispatchQuick(method: method, params: params)
     }
 
+    /// A fast path's answer (`token.get` of a stored token that is still
+    /// good, kept in memory): encoded, without a task hop; nil when the
+    /// request must go to `dispatch`.
+    public func dispatchFast(method: String, params: JSONValue?) -> [UInt8]? {
+        services.beginRequest()
+        defer { services.endRequest() }
+        return methods.dispatchFast(method: method, params: params)
+    }
+
     /// Runs a method with typed params (the CLI's in-process path).
     public func call<M: AgentMethod>(_ method: M.Type, _ params: M.Params,
                                      interaction: any UserInteraction) async throws(AgentError) -> M.Result {

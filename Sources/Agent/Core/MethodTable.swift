@@ -17,8 +17,13 @@ public final class MethodTable: Sendable {
     /// writes it into the response line as it is, with no JSONValue in between.
     typealias QuickHandler = @Sendable (JSONValue?) -> Result<[UInt8], AgentError>
 
+    /// Fast paths answer at once when they can, with their result already
+    /// encoded, and with nil when the request needs the usual handler.
+    typealias FastPath = @Sendable (JSONValue?) -> [UInt8]?
+
     private let json: [String: JSONHandler]
     private let quick: [String: QuickHandler]
+    private let fast: [String: FastPath]
     private let typed: [ObjectIdentifier: any Sendable]
 
     init(_ build: (inout Builder) -> Void) {
@@ -26,12 +31,14 @@ public final class MethodTable: Sendable {
         build(&builder)
         json = builder.json
         quick = builder.quick
+        fast = builder.fast
         typed = builder.typed
     }
 
     struct Builder {
         fileprivate var json: [String: JSONHandler] = [:]
         fileprivate var quick: [String: QuickHandler] = [:]
+        fileprivate var fast: [String: FastPath] = [:]
         fileprivate var typed: [ObjectIdentifier: any Sendable] = [:]
 
         /// A method; its handler's errors of any layer become `AgentError`s.
@@ -69,6 +76,18 @@ public final class MethodTable: Sendable {
                 }
             }
         }
+
+        /// A shortcut for a method registered with `register`: `shortcut`
+        /// answers at once (no waiting, no file read) when it can, and
+        /// returns nil otherwise — then the request goes to the method's
+        /// handler as usual, which also gives every error. A shortcut never
+        /// throws: whatever it cannot answer, the handler can.
+        mutating func registerFastPath<M: AgentMethod>(_ method: M.Type, _ shortcut: @escaping @Sendable (M.Params) -> M.Result?) {
+            fast[M.name] = { params in
+                guard case .success(let decoded) = decode(M.self, params), let result = shortcut(decoded) else { return nil }
+                return try? Array(JSONEncoder().encode(result))
+            }
+        }
     }
 
     fileprivate struct TypedHandler<M: AgentMethod>: Sendable {
@@ -90,6 +109,12 @@ public final class MethodTable: Sendable {
     public func dispatchQuick(method: String, params: JSONValue?) throws(AgentError) -> [UInt8]? {
         guard let handler = quick[method] else { return nil }
         return try handler(params).get()
+    }
+
+    /// A fast path's answer, already encoded; nil when `method` has none or
+    /// it cannot answer this request at once.
+    public func dispatchFast(method: String, params: JSONValue?) -> [UInt8]? {
+        fast[method]?(params)
     }
 
     /// Runs a method with typed params (the in-process path).

@@ -18,6 +18,9 @@ extension CoreServices {
         table.register(TokenGetMethod.self) { params, _ in
             try await self.accessToken(params)
         }
+        table.registerFastPath(TokenGetMethod.self) { params in
+            self.keptAccessToken(params)
+        }
         table.register(TokenPutMethod.self) { params, _ in
             try Self.checkAccount(params.account)
             let document: [UInt8]
@@ -109,6 +112,22 @@ extension CoreServices {
             }
         }
         return Self.result(fresh, refreshed: true, idToken: params.idToken == true)
+    }
+
+    /// `token.get`'s answer when the vault is unlocked and the account's
+    /// entry is in memory and unchanged (UnlockedVault.cachedPayload), its
+    /// access token good for `minValid` and no other scope asked: what
+    /// `accessToken` would answer, with no file read and no task. Anything
+    /// else — and every error — is nil, for `accessToken` to handle.
+    private func keptAccessToken(_ params: TokenGetMethod.Params) -> AccessTokenResult? {
+        let minValid = params.minValid ?? 60
+        guard params.scope == nil, (0...(366 * 86_400)).contains(minValid), (try? Self.checkAccount(params.account)) != nil,
+              vault.isUnlocked,
+              let payload = try? vault.withUnlockedNow({ open in try open.cachedPayload(Self.entryName(params.account)) }),
+              let tokens = try? TokenSet(decoding: payload, account: params.account),
+              params.idToken != true || tokens.idToken != nil,
+              tokens.isValid(for: minValid, now: TokenSet.now()) else { return nil }
+        return Self.result(tokens, refreshed: false, idToken: params.idToken == true)
     }
 
     static func result(_ tokens: TokenSet, refreshed: Bool, idToken: Bool) -> AccessTokenResult {

@@ -146,6 +146,21 @@ final class VaultService: Sendable {
         return try await body(vault)
     }
 
+    /// As `withUnlocked`, for a body that never waits (the fast path of
+    /// `token.get`, run on the I/O thread).
+    func withUnlockedNow<T>(_ body: (UnlockedVault) throws -> T) throws -> T {
+        let vault = state.withLock { state -> UnlockedVault? in
+            state.lastUse = .now
+            return state.open
+        }
+        guard let vault, vault.beginUse() else { throw lockedError() }
+        defer {
+            vault.endUse()
+            state.withLock { $0.lastUse = .now }
+        }
+        return try body(vault)
+    }
+
     var isUnlocked: Bool { state.withLock { $0.open != nil } }
     var unlockedWith: UInt8? { state.withLock { $0.unlockedWith } }
     var lockReason: String? { state.withLock { $0.lockReason } }

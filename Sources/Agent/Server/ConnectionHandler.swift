@@ -160,6 +160,12 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
                 state.respond(id: id, encodedResult: result)
                 return
             }
+            // Not through a forward (its requests are confirmed first, in the
+            // task), and not ahead of this client's earlier requests.
+            if forward == nil, state.holdsNoTurn, let result = core.dispatchFast(method: request.method, params: request.params) {
+                state.respond(id: id, encodedResult: result)
+                return
+            }
         } catch {
             state.respond(RPCResponse(id: id, error: error.rpcError))
             return

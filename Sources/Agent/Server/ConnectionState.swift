@@ -38,6 +38,12 @@ final class ConnectionState: Sendable {
     /// True when no request in flight may wait for a person: each will end by
     /// itself, so nothing the client could send (`$/cancel`, `$/pin`) is needed
     /// for the connection to move on.
+    /// Whether no request that takes turns is running or waiting: then an
+    /// answer given at once (a fast path) overtakes none of this client's
+    /// earlier requests — a `token.get` pipelined after a `token.put` still
+    /// sees what the put stored.
+    var holdsNoTurn: Bool { work.withLock { $0.turn == nil && $0.waiting.isEmpty } }
+
     var waitsOnNoPerson: Bool { work.withLock { $0.mayWaitForAPerson.isEmpty } }
 
     /// Registers a request and starts it, or queues it behind the running

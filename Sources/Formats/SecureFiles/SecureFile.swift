@@ -23,8 +23,20 @@ public enum SecureFile {
 
     /// Every read of a file in our directories goes through `TrustedOpen`.
     public static func read(_ path: String, limit: Int, trust: FileTrust) throws(SecureFileError) -> [UInt8]? {
+        try readIdentified(path, limit: limit, trust: trust)?.bytes
+    }
+
+    /// As `read`, with the identity of the file the bytes came from, taken
+    /// from the open descriptor before reading: if the path is replaced
+    /// meanwhile, the identity is the old file's, so a later comparison
+    /// with `FileIdentity.current(of:)` sees the change.
+    public static func readIdentified(_ path: String, limit: Int,
+                                      trust: FileTrust = .ownedByUs) throws(SecureFileError) -> (bytes: [UInt8], identity: FileIdentity)? {
         guard let descriptor = try TrustedOpen.forReading(path, trust: trust, limit: limit) else { return nil }
         defer { close(descriptor) }
+        guard let identity = FileIdentity.of(descriptor: descriptor) else {
+            throw .unreadable(path: path, reason: SecureFileError.text(errno))
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -33,7 +45,7 @@ public enum SecureFile {
                 if errno == EINTR { continue }
                 throw .unreadable(path: path, reason: SecureFileError.text(errno))
             }
-            if count == 0 { return bytes }
+            if count == 0 { return (bytes, identity) }
             bytes += chunk[0..<count]
             if bytes.count > limit { throw .tooLarge(path: path, limit: limit) }
         }

@@ -13,6 +13,8 @@ public final class UnlockedVault: Sendable {
     public let location: VaultLocation
     public let vaultId: [UInt8]
     private let dataKey: DataKey
+    /// Decrypted entries, wiped with the key (EntryCache).
+    private let cache = EntryCache()
     private let uses = Locked<(running: Int, retired: Bool)>((0, false))
 
     init(location: VaultLocation, vaultId: [UInt8], dataKey: DataKey) {
@@ -41,8 +43,10 @@ public final class UnlockedVault: Sendable {
         if wipe { dataKey.wipe() }
     }
 
-    /// Locks: no new uses; the key is zeroed now, or when the running uses end.
+    /// Locks: no new uses; the decrypted entries kept in memory are zeroed
+    /// now, the key now or when the running uses end.
     public func retire() {
+        cache.wipe()
         let wipe = uses.withLock { state in
             state.retired = true
             return state.running == 0
@@ -56,21 +60,37 @@ public final class UnlockedVault: Sendable {
 
     // MARK: Entries
 
-    /// The payload of entry `name`.
+    /// The payload of entry `name`: from memory while its file is unchanged
+    /// since it was last read (EntryCache), else read and decrypted.
     public func read(_ name: String) throws(VaultError) -> [UInt8] {
         try EntryRecord.validate(name: name)
+        if let kept = cache.payload(name) { return kept }
         let key = try dataKey.symmetricKey()
         let id = EntryRecord.entryId(of: name, dataKey: key, vaultId: vaultId)
         let path = location.entryPath(id: id)
-        let bytes: [UInt8]?
+        let read: (bytes: [UInt8], identity: FileIdentity)?
         do {
-            bytes = try SecureFile.read(path, limit: VaultFormat.maxEntryBytes + EntryRecord.overhead)
+            read = try SecureFile.readIdentified(path, limit: VaultFormat.maxEntryBytes + EntryRecord.overhead)
         } catch {
             throw VaultLocation.vaultError(error)
         }
-        guard let bytes else { throw .entryNotFound(name) }
-        return try EntryRecord.open(bytes, path: path, dataKey: key, vaultId: vaultId, expectedId: id).payload
+        guard let read else { throw .entryNotFound(name) }
+        let payload = try EntryRecord.open(read.bytes, path: path, dataKey: key, vaultId: vaultId, expectedId: id).payload
+        cache.keep(name, path: path, payload: payload, identity: read.identity)
+        return payload
     }
+
+    /// The payload of entry `name` if it is in memory and its file unchanged
+    /// (one lstat, no read, no decryption); nil otherwise. For answers given
+    /// at once, on the agent's I/O thread.
+    public func cachedPayload(_ name: String) throws(VaultError) -> [UInt8]? {
+        try EntryRecord.validate(name: name)
+        guard !isRetired else { throw .closed }
+        return cache.payload(name)
+    }
+
+    /// How many decrypted entries are kept in memory (none once locked).
+    public var entriesInMemory: Int { cache.count }
 
     /// Whether entry `name` exists (its file is there; its content is not checked).
     public func contains(_ name: String) throws(VaultError) -> Bool {
@@ -82,6 +102,7 @@ public final class UnlockedVault: Sendable {
     /// Creates or replaces entry `name`, atomically: a crash leaves the old
     /// value or the new one, never a torn file.
     public func write(_ name: String, _ payload: [UInt8]) throws(VaultError) {
+        cache.forget(name)
         let key = try dataKey.symmetricKey()
         let sealed = try EntryRecord.seal(name: name, payload: payload, dataKey: key, vaultId: vaultId)
         do {
@@ -93,6 +114,7 @@ public final class UnlockedVault: Sendable {
 
     /// Removes entry `name`; `.entryNotFound` when there is none.
     public func remove(_ name: String) throws(VaultError) {
+        cache.forget(name)
         guard try contains(name) else { throw .entryNotFound(name) }
         let id = EntryRecord.entryId(of: name, dataKey: try dataKey.symmetricKey(), vaultId: vaultId)
         do {
