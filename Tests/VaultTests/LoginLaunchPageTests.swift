@@ -63,12 +63,13 @@ import Glibc
         // The control: an authorization request on some process's argv is
         // one the attacker sees (so seeing none below means there was none).
         let canary = "http://127.0.0.1:9/v1/authorize?client_id=cli&state=CANARY-STATE-4d1f"
-        let bait = try RunningProcess("/bin/sh", ["-c", "sleep 600; exit 0", "bait", canary],
+        // (SIGTERM makes the shell end its sleep too: a SIGKILLed shell left it running.)
+        let bait = try RunningProcess("/bin/sh", ["-c", "trap 'kill $!; exit 0' TERM; sleep 600 & wait", "bait", canary],
                                       environment: ["PATH": "/usr/bin:/bin"], directory: scratch, name: "bait")
         try attacker.waitUntil("the attacker sees the canary on a command line", timeout: 60) {
             Self.lines(otherOut + "/events.txt").contains { $0.contains("CANARY-STATE-4d1f") }
         }
-        bait.stop(signal: SIGKILL)
+        bait.stop()
 
         // The stand-in browser waits until both watchers have scanned /proc
         // twice while it runs, as a real browser is slow to start.
