@@ -91,7 +91,10 @@ public enum DevServer {
         }
         return RunningDevServer(
             apiURL: "http://\(hostInURL):\(port)", issuer: oauth.issuer, port: port, apiKey: keys.apiKey, apiSecret: keys.apiSecret,
-            rpIds: allowList.rpIds, origins: allowList.origins, group: group, task: running, store: store)
+            rpIds: allowList.rpIds, origins: allowList.origins,
+            clientSecrets: Dictionary(configuration.oauth.clients.compactMap { client in client.secret.map { (client.clientId, $0) } },
+                                      uniquingKeysWith: { _, last in last }),
+            group: group, task: running, store: store)
     }
 
     /// A logger writing to standard error, so standard output carries only

@@ -15,6 +15,8 @@ public final class RunningDevServer: Sendable {
     /// The allowed RP IDs; the first is the primary one.
     public let rpIds: [String]
     public let origins: [String]
+    /// The confidential OAuth clients' secrets, by client id. Never log them.
+    public let clientSecrets: [String: String]
 
     public var rpId: String { rpIds.first ?? "" }
 
@@ -25,7 +27,7 @@ public final class RunningDevServer: Sendable {
     private let store: DevServerStore
 
     init(apiURL: String, issuer: String, port: Int, apiKey: String, apiSecret: String, rpIds: [String], origins: [String],
-         group: ServiceGroup, task: Task<Void, any Error>, store: DevServerStore) {
+         clientSecrets: [String: String], group: ServiceGroup, task: Task<Void, any Error>, store: DevServerStore) {
         self.apiURL = apiURL
         self.issuer = issuer
         self.port = port
@@ -33,13 +35,15 @@ public final class RunningDevServer: Sendable {
         self.apiSecret = apiSecret
         self.rpIds = rpIds
         self.origins = origins
+        self.clientSecrets = clientSecrets
         self.group = group
         self.task = task
         self.store = store
     }
 
     /// The one JSON line `passkey-devserver` prints at start-up:
-    /// `{"apiUrl","apiKey","apiSecret","rpId","origins","issuer"}`.
+    /// `{"apiUrl","apiKey","apiSecret","rpId","origins","issuer"}`, and
+    /// `"clientSecrets":{ID: SECRET}` when there are confidential clients.
     public var startupLine: String {
         func quoted(_ text: String) -> String {
             let encoder = JSONEncoder()
@@ -47,7 +51,10 @@ public final class RunningDevServer: Sendable {
             return (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
         }
         return "{\"apiUrl\":\(quoted(apiURL)),\"apiKey\":\(quoted(apiKey)),\"apiSecret\":\(quoted(apiSecret)),"
-            + "\"rpId\":\(quoted(rpId)),\"origins\":[\(origins.map(quoted).joined(separator: ","))],\"issuer\":\(quoted(issuer))}"
+            + "\"rpId\":\(quoted(rpId)),\"origins\":[\(origins.map(quoted).joined(separator: ","))],\"issuer\":\(quoted(issuer))"
+            + (clientSecrets.isEmpty ? "" : ",\"clientSecrets\":{"
+                + clientSecrets.sorted { $0.key < $1.key }.map { "\(quoted($0.key)):\(quoted($0.value))" }.joined(separator: ",") + "}")
+            + "}"
     }
 
     /// Stops accepting connections, lets requests in flight finish, and returns when the server has stopped.

@@ -18,7 +18,8 @@ struct PasskeyDevServer: AsyncParsableCommand {
         commandName: "passkey-devserver",
         abstract: "A local, strict, passwordless.dev-compatible API server.",
         discussion: """
-            Prints one JSON line on standard output — {"apiUrl","apiKey","apiSecret","rpId","origins","issuer"} — \
+            Prints one JSON line on standard output — {"apiUrl","apiKey","apiSecret","rpId","origins","issuer"}, \
+            and "clientSecrets" {ID: SECRET} with confidential clients — \
             then serves until SIGTERM or SIGINT. Logs go to standard error. See docs/DEVSERVER.md.
             """,
         version: BuildInfo.versionLine(program: "passkey-devserver"))
@@ -48,6 +49,10 @@ struct PasskeyDevServer: AsyncParsableCommand {
     @Option(name: .customLong("oauth-client"),
             help: "Add a public OAuth client: ID=REDIRECT[,REDIRECT…] (repeatable). The client cli is built in.")
     var oauthClients: [String] = []
+
+    @Option(name: .customLong("oauth-confidential-client"),
+            help: "Add a confidential OAuth client: ID=REDIRECT[,REDIRECT…] (repeatable). Its secret is made at start and given in the start-up line's clientSecrets.")
+    var oauthConfidentialClients: [String] = []
 
     @Option(name: .customLong("access-token-lifetime"), help: "Seconds access and ID tokens are valid (1 to 86400).")
     var accessTokenLifetime = 3600
@@ -129,6 +134,11 @@ struct PasskeyDevServer: AsyncParsableCommand {
         for argument in oauthClients {
             do { clients.append(try OAuthClientRegistration(argument: argument)) } catch {
                 throw ValidationError("--oauth-client: \(error.description)")
+            }
+        }
+        for argument in oauthConfidentialClients {
+            do { clients.append(try OAuthClientRegistration(argument: argument, confidential: true)) } catch {
+                throw ValidationError("--oauth-confidential-client: \(error.description)")
             }
         }
         func endpoints(_ names: [String], _ option: String) throws -> Set<AdvertisedEndpoint> {

@@ -66,18 +66,9 @@ extension BIServer {
     /// The client's secret from exactly one of client_secret_basic and
     /// client_secret_post, after checking the client id.
     static func clientSecret(_ request: Request, _ fields: FormFields) throws(OAuthError) -> String {
-        if let authorization = request.headers[.authorization] {
-            guard fields["client_secret"] == nil else { throw .invalidRequest("Use one client authentication method, not two.") }
-            guard let (id, secret) = BIWire.basicCredentials(authorization) else {
-                throw .invalidClient("The Authorization header is not HTTP Basic with client id and secret.")
-            }
-            guard id == clientId, fields["client_id"] == nil || fields["client_id"] == clientId else {
-                throw .invalidClient("Unknown client_id.")
-            }
-            return secret
-        }
-        guard fields["client_id"] == clientId else { throw .invalidClient("Unknown client_id.") }
-        guard let secret = fields["client_secret"] else { throw .invalidClient("This client is confidential: send its secret.") }
+        let presented = try ClientCredentials.presented(request, fields)
+        guard presented.clientId == clientId else { throw .invalidClient("Unknown client_id.") }
+        guard let secret = presented.secret else { throw .invalidClient("This client is confidential: send its secret.") }
         return secret
     }
 }

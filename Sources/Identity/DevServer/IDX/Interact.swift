@@ -10,7 +10,7 @@ extension IDXServer {
     func interact(_ request: Request) async -> Response {
         do throws(OAuthError) {
             let fields = try await request.formFields()
-            let client = try oauth.authenticatePublicClient(request, fields)
+            let client = try oauth.authenticateClient(request, fields)
             let interaction = try Self.interaction(fields, client: client)
             let handle: String
             do {

@@ -17,7 +17,7 @@ extension OAuthServer {
     func deviceAuthorization(_ request: Request) async -> Response {
         do {
             let fields = try await request.formFields()
-            let client = try authenticatePublicClient(request, fields)
+            let client = try authenticateClient(request, fields)
             // RFC 8628 makes scope optional; without one the device gets an ID token.
             guard let scopes = Self.parseScopes(fields["scope"] ?? "openid") else {
                 throw OAuthError.invalidScope("Supported scopes: \(Self.supportedScopes.joined(separator: " ")).")

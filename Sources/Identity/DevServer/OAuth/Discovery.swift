@@ -17,8 +17,8 @@ extension OAuthServer {
         let subject_types_supported = ["public"]
         let code_challenge_methods_supported = ["S256"]
         let id_token_signing_alg_values_supported = ["ES256", "RS256"]
-        let token_endpoint_auth_methods_supported = ["none"]
-        let revocation_endpoint_auth_methods_supported = ["none"]
+        let token_endpoint_auth_methods_supported: [String]
+        let revocation_endpoint_auth_methods_supported: [String]
         let scopes_supported = OAuthServer.supportedScopes
         let claims_supported = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "name", "email"]
         let authorization_response_iss_parameter_supported = true
@@ -40,7 +40,13 @@ extension OAuthServer {
         Metadata(issuer: issuer, authorization_endpoint: issuer + "/v1/authorize", token_endpoint: issuer + "/v1/token",
                  jwks_uri: issuer + "/v1/keys", userinfo_endpoint: issuer + "/v1/userinfo",
                  revocation_endpoint: omitted.contains(.revocation) ? nil : issuer + "/v1/revoke",
-                 device_authorization_endpoint: omitted.contains(.deviceAuthorization) ? nil : issuer + "/v1/device/authorize")
+                 device_authorization_endpoint: omitted.contains(.deviceAuthorization) ? nil : issuer + "/v1/device/authorize",
+                 token_endpoint_auth_methods_supported: authenticationMethods, revocation_endpoint_auth_methods_supported: authenticationMethods)
+    }
+
+    /// `none` for public clients, and the two secret methods once a confidential client is registered.
+    private var authenticationMethods: [String] {
+        ["none"] + (clients.anyConfidential ? ["client_secret_basic", "client_secret_post"] : [])
     }
 
     func keys(_ request: Request) -> Response {

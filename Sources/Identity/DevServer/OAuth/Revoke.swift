@@ -9,7 +9,7 @@ extension OAuthServer {
     func revoke(_ request: Request) async -> Response {
         do {
             let fields = try await request.formFields()
-            let client = try authenticatePublicClient(request, fields)
+            let client = try authenticateClient(request, fields)
             guard let token = fields["token"] else { throw OAuthError.invalidRequest("token is required.") }
             // token_type_hint is optional and only a hint (§2.1): both kinds are tried.
             if await store.revokeRefreshToken(token, clientId: client.clientId) { return revoked }

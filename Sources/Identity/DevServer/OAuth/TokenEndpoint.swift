@@ -1,3 +1,4 @@
+import Crypto
 import FoundationEssentials
 import Hummingbird
 import Logging
@@ -9,7 +10,7 @@ extension OAuthServer {
     func token(_ request: Request) async -> Response {
         do {
             let fields = try await request.formFields()
-            let client = try authenticatePublicClient(request, fields)
+            let client = try authenticateClient(request, fields)
             let response: TokenResponse
             switch fields["grant_type"] {
             case nil: throw OAuthError.invalidRequest("grant_type is required.")
@@ -31,15 +32,27 @@ extension OAuthServer {
         }
     }
 
-    /// Public clients (`token_endpoint_auth_method: none`) identify themselves
-    /// by `client_id` alone; a secret or an Authorization header is refused
-    /// rather than ignored, since a client sending one is misconfigured.
-    func authenticatePublicClient(_ request: Request, _ fields: FormFields) throws(OAuthError) -> OAuthClient {
-        guard request.headers[.authorization] == nil, fields["client_secret"] == nil, fields["client_assertion"] == nil else {
-            throw .invalidClient("Clients here are public (token_endpoint_auth_method none): send client_id, no secret.")
+    /// The client, authenticated as it was registered: a public client
+    /// (`token_endpoint_auth_method: none`) by `client_id` alone — a secret
+    /// from it is refused rather than ignored, since a client sending one is
+    /// misconfigured — and a confidential one by its secret, through
+    /// exactly one of `client_secret_basic` and `client_secret_post`.
+    func authenticateClient(_ request: Request, _ fields: FormFields) throws(OAuthError) -> OAuthClient {
+        let presented = try ClientCredentials.presented(request, fields)
+        guard let client = clients[presented.clientId] else { throw .invalidClient("Unknown client_id.") }
+        switch (client.secret, presented.secret) {
+        case (nil, nil):
+            return client
+        case (nil, _?):
+            throw .invalidClient("This client is public (token_endpoint_auth_method none): send client_id, no secret.")
+        case (_?, nil):
+            throw .invalidClient("This client is confidential: send its secret (client_secret_basic or client_secret_post).")
+        case (let expected?, let given?):
+            // Digests compare in constant time; the secrets' lengths are not given away either.
+            guard SHA256.hash(data: Array(given.utf8)) == SHA256.hash(data: Array(expected.utf8)) else {
+                throw .invalidClient("The client secret is wrong.")
+            }
+            return client
         }
-        guard let clientId = fields["client_id"] else { throw .invalidClient("client_id is required.") }
-        guard let client = clients[clientId] else { throw .invalidClient("Unknown client_id.") }
-        return client
     }
 }
