@@ -158,7 +158,7 @@ let package = Package(
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
         .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
-                                                   "ISO7816", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol", "PasskeyCLI",
+                                                   "ISO7816", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol", "AgentClient", "PasskeyCLI",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
         // Fuzz build: ASan's runtime, and lld (gold fails on this binary); scripts/fuzz
@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(name: "DecodingErrorsTests", dependencies: ["TestSupport", "DecodingErrors"]),
         .testTarget(name: "PIVWireTests", dependencies: ["TestSupport", "PIVWire", "Hexadecimal"]),
         .testTarget(name: "HexadecimalTests", dependencies: ["TestSupport", "Hexadecimal"]),
-        .testTarget(name: "AgentTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),

@@ -38,6 +38,19 @@ public final class AgentConnection {
         }
     }
 
+    /// `passkey token get ACCOUNT`'s quick way: one `token.get` on a new
+    /// connection, written and read by `TokenGetWire`, on the calling thread.
+    /// Nil for anything but a plain success — no agent, another user's, an
+    /// error answer, a line it does not read — and the caller then goes the
+    /// usual way, which asks again and says what is wrong.
+    public static func quickAccessToken(path: String, account: String, minValid: Int) -> AccessTokenResult? {
+        guard let request = TokenGetWire.request(id: 1, account: account, minValid: minValid),
+              let socket = try? UnixSocket.connect(path: path, timeout: connectTimeout),
+              socket.write(request, deadline: .now + writeTimeout),
+              let line = try? socket.readLine(deadline: .now + ResponseDeadline.forMethod(TokenGetMethod.name)) else { return nil }
+        return TokenGetWire.answer(line, id: 1)
+    }
+
     private init(socket: UnixSocket, path: String) {
         self.socket = socket
         self.path = path

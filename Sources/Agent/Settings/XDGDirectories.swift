@@ -38,15 +38,20 @@ public struct AgentPaths: Sendable, Equatable {
 
     public init(environment: [String: String]) {
         xdg = XDGDirectories(environment: environment)
-        if let explicit = environment["PASSKEY_AGENT_SOCK"], !explicit.isEmpty {
-            socket = explicit
-        } else {
-            socket = xdg.runtimeDir.map { $0 + "/passkey-agent/agent.sock" }
-        }
+        socket = Self.socket(explicit: environment["PASSKEY_AGENT_SOCK"], runtimeDirectory: environment["XDG_RUNTIME_DIR"])
         dataDirectory = xdg.dataHome + "/passkey-agent"
         configFile = xdg.configHome + "/passkey-agent/config.toml"
         accountsDirectory = xdg.configHome + "/passkey-agent/accounts"
         openIDCacheDirectory = xdg.cacheHome + "/passkey-agent/oidc"
+    }
+
+    /// The socket's path from `PASSKEY_AGENT_SOCK` and `XDG_RUNTIME_DIR`:
+    /// the one rule, also for callers that read the two variables alone
+    /// (the quick `passkey token get`, which builds no dictionary).
+    public static func socket(explicit: String?, runtimeDirectory: String?) -> String? {
+        if let explicit, !explicit.isEmpty { return explicit }
+        guard let runtimeDirectory, runtimeDirectory.hasPrefix("/") else { return nil }
+        return runtimeDirectory + "/passkey-agent/agent.sock"
     }
 
     /// The software authenticator's state file, unless `--virtual-state` says otherwise.

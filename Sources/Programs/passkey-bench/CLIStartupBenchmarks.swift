@@ -6,11 +6,7 @@ import Harness
 /// running ssh-agent, the floor for "a command-line program asks a per-user
 /// agent". `token get` reads a stored token from the unlocked vault (no refresh).
 ///
-/// The commands take turns (one run of each, then the next round), so a
-/// neighbour's burst of load falls on all of them alike. Each run is timed
-/// twice: wall time from posix_spawn to waitpid (what a person waits), and
-/// the CPU time the process used (wait4's rusage, all threads) — the steadier
-/// figure on a busy machine.
+/// The commands take turns (`TakingTurns`), each timed in wall and CPU time.
 struct CLIStartupBenchmarks {
     /// Another build of `passkey` to time beside the main one (`--cli-variant NAME=PATH`).
     struct Variant {
@@ -30,16 +26,6 @@ struct CLIStartupBenchmarks {
     static let aim = 1.2
     static let account = "bench-cli"
 
-    private struct Command {
-        var key: String
-        var label: String
-        var path: String
-        var arguments: [String]
-        var environment: [String: String]
-        var wall: [Int64] = []
-        var cpu: [Int64] = []
-    }
-
     func run(agent: AgentEndpoint) throws(BenchError) -> GroupReport {
         var report = GroupReport(group: "cli", title: "cli (issues 4, 15): whole process, spawn to exit")
         let sshAgent = try RunningSSHAgent(sshAgent: try programs.required("ssh-agent"),
@@ -48,47 +34,29 @@ struct CLIStartupBenchmarks {
         defer { sshAgent.stop() }
 
         var commands = [
-            Command(key: "process.floor", label: "spawn + exit of /bin/true (the floor)",
-                    path: try programs.required("true"), arguments: [], environment: agent.environment),
-            Command(key: "cli.passkeyStatus", label: "passkey status (agent running)",
-                    path: programs.passkey, arguments: ["status"], environment: agent.environment),
-            Command(key: "cli.sshAddList", label: "ssh-add -l (ssh-agent running, 1 key)",
-                    path: try programs.required("ssh-add"), arguments: ["-l"], environment: sshAgent.environment),
+            TimedCommand(key: "process.floor", label: "spawn + exit of /bin/true (the floor)",
+                         path: try programs.required("true"), arguments: [], environment: agent.environment),
+            TimedCommand(key: "cli.passkeyStatus", label: "passkey status (agent running)",
+                         path: programs.passkey, arguments: ["status"], environment: agent.environment),
+            TimedCommand(key: "cli.sshAddList", label: "ssh-add -l (ssh-agent running, 1 key)",
+                         path: try programs.required("ssh-add"), arguments: ["-l"], environment: sshAgent.environment),
         ]
         if ownAgent {
             try storeToken(agent: agent)
-            commands.append(Command(key: "cli.passkeyTokenGet", label: "passkey token get ACCOUNT (unlocked vault, stored token)",
-                                    path: programs.passkey, arguments: ["token", "get", Self.account], environment: agent.environment))
+            commands.append(TimedCommand(key: "cli.passkeyTokenGet", label: "passkey token get ACCOUNT (unlocked vault, stored token)",
+                                         path: programs.passkey, arguments: ["token", "get", Self.account], environment: agent.environment))
         } else {
             report.unavailable.append("passkey token get: the vault of an agent given with --agent-socket is left alone")
         }
         for variant in variants {
-            commands.append(Command(key: "cli.variant.\(variant.name)", label: "passkey status [\(variant.name)]",
-                                    path: variant.path, arguments: ["status"], environment: agent.environment))
+            commands.append(TimedCommand(key: "cli.variant.\(variant.name)", label: "passkey status [\(variant.name)]",
+                                         path: variant.path, arguments: ["status"], environment: agent.environment))
         }
 
-        for round in 0..<(warmUp + runs) {
-            for index in commands.indices {
-                let command = commands[index]
-                let run = try ChildProcess.timedRun(command.path, command.arguments, environment: command.environment)
-                guard run.status == 0 else {
-                    throw .stepFailed(([command.path] + command.arguments).joined(separator: " "),
-                                      reason: "exited \(run.status), expected 0")
-                }
-                if round >= warmUp {
-                    commands[index].wall.append(run.nanoseconds)
-                    commands[index].cpu.append(run.cpuNanoseconds)
-                }
-            }
-        }
-
-        for command in commands {
-            report.figures.append(.time(command.key, command.label, Samples(nanoseconds: command.wall)))
-            report.figures.append(.time(command.key + ".cpu", "  CPU time (user + system)", Samples(nanoseconds: command.cpu)))
-        }
+        try TakingTurns.run(&commands, runs: runs, warmUp: warmUp)
+        report.figures += commands.flatMap(\.figures)
         func median(_ key: String, cpu: Bool = false) -> Double {
-            let command = commands.first { $0.key == key }
-            return Double(Samples(nanoseconds: (cpu ? command?.cpu : command?.wall) ?? []).summary?.median ?? 0)
+            commands.first { $0.key == key }?.median(cpu: cpu) ?? 0
         }
         let floor = max(1, median("cli.sshAddList"))
         let cpuFloor = max(1, median("cli.sshAddList", cpu: true))

@@ -25,7 +25,8 @@ struct Programs {
     /// naming the Debian package that has it.
     func required(_ name: String) throws(BenchError) -> String {
         if let path = ProgramPaths.installed(name) { return path }
-        let package = name.hasPrefix("ssh") ? "openssh-client" : name == "pcscd" ? "pcscd" : "coreutils"
+        let package = name.hasPrefix("ssh") ? "openssh-client" : name.hasPrefix("oidc-") ? "oidc-agent-cli"
+            : name == "pcscd" ? "pcscd" : "coreutils"
         throw .missingProgram(name, hint: "install it (apt-get install \(package))")
     }
 

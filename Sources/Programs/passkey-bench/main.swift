@@ -11,7 +11,7 @@ import Glibc
 /// docs/BENCHMARKS.md says what each figure means and records the results.
 struct BenchCommand: ParsableCommand {
     enum Group: String, CaseIterable, ExpressibleByArgument {
-        case authenticator, ceremony, agent, cli, vault, login, soak
+        case authenticator, ceremony, agent, cli, peers, vault, login, soak
 
         /// What a run without --group measures: the soak runs only when asked for.
         static let byDefault = allCases.filter { $0 != .soak }
@@ -30,7 +30,10 @@ struct BenchCommand: ParsableCommand {
         the devserver on loopback, split into HTTP and authenticator time, beside their floors), \
         `agent` (agent.status round trips and throughput against a real passkey-agent), `cli` \
         (`passkey status` and `passkey token get` from an unlocked vault as whole processes, taking \
-        turns with `ssh-add -l`), `vault` (unlock with a PIV card \
+        turns with `ssh-add -l`), `peers` (`passkey token get` beside oidc-agent's `oidc-token`, the C \
+        peer, both holding a token of the devserver in this process, with `ssh-add -l` and `/bin/true`; then \
+        our `token.get` beside oidc-agent's `access_token` request, one per new connection, through the same \
+        client), `vault` (unlock with a PIV card \
         through pcscd + vpcd + passkey-vcard and with the virtual authenticator's hmac-secret, \
         token.get at 10, 1,000 and 10,000 accounts, size per account, agent memory), `login` (a whole \
         browser-flow login through a real passkey-agent — login.begin, the browser played over HTTP, \
@@ -46,7 +49,7 @@ struct BenchCommand: ParsableCommand {
         without pcscd and the vpcd driver) is listed as not available, with the reason.
         """)
 
-    @Option(name: .long, help: "Run only this group (repeatable): authenticator, ceremony, agent, cli, vault, login, soak.")
+    @Option(name: .long, help: "Run only this group (repeatable): authenticator, ceremony, agent, cli, peers, vault, login, soak.")
     var group: [Group] = []
 
     @Option(name: .long, help: "Timed iterations per authenticator operation and per ceremony floor.")
@@ -170,6 +173,10 @@ struct BenchCommand: ParsableCommand {
                                                         variants: cliVariant.compactMap(Self.parseVariant), ownAgent: started != nil)
                     .run(agent: agent))
             }
+        }
+        if groups.contains(.peers) {
+            results.append(try PeerBenchmarks(runs: runs, warmUp: max(3, warmUp / 20), requests: min(requests, 2_000),
+                                              programs: Programs(directory: programs)).run())
         }
         if groups.contains(.vault) {
             results.append(try VaultBenchmarks(unlocks: unlocks, tokenGets: tokenGets, refreshes: refreshes, warmUp: warmUp,

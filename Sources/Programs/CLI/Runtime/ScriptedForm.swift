@@ -1,5 +1,10 @@
+import AgentClient
 import AgentProtocol
 import ArgumentParser
+import Settings
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The command lines scripts run in a loop, read without ArgumentParser:
 /// `passkey status` and `passkey token get ACCOUNT`, with `--json`,
@@ -87,6 +92,11 @@ package enum ScriptedForm: Equatable {
                     try await StatusCommand.show(on: backend, json: json)
                 }
             case .tokenGet(let account, let minValid, let json, let noAgent):
+                if !json, !noAgent, let result = Self.quickAccessToken(account: account, minValid: minValid) {
+                    TokenGet.warnIfShortLived(result, minValid: minValid)
+                    Output.line(result.accessToken)
+                    return
+                }
                 try await VerbRun.run(noAgent: noAgent, json: json) { backend throws(AgentError) in
                     try await TokenGet.printToken(account: account, minValid: minValid, format: json ? .json : .raw, on: backend)
                 }
@@ -94,6 +104,19 @@ package enum ScriptedForm: Equatable {
         } catch {
             PasskeyCommand.exit(withError: error)
         }
+    }
+
+    /// The agent's answer to `token get`'s plainest form, asked and read by
+    /// hand (AgentConnection.quickAccessToken: no JSONEncoder/JSONDecoder, no
+    /// environment dictionary), so the command scripts loop on costs about
+    /// what oidc-agent's `oidc-token` does (docs/BENCHMARKS.md, "peers").
+    /// Nil whenever the answer is anything but a plain success: then the
+    /// usual path runs and asks again — an error is said exactly as before.
+    private static func quickAccessToken(account: String, minValid: Int) -> AccessTokenResult? {
+        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        guard let path = AgentPaths.socket(explicit: variable("PASSKEY_AGENT_SOCK"), runtimeDirectory: variable("XDG_RUNTIME_DIR"))
+        else { return nil }
+        return AgentConnection.quickAccessToken(path: path, account: account, minValid: minValid)
     }
 
     /// A positional value as ArgumentParser reads it: not empty, no leading `-`.

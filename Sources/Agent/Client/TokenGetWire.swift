@@ -1,0 +1,177 @@
+import AgentProtocol
+
+/// `token.get`'s request and answer read and written by hand, for the one
+/// command scripts run in a loop (`passkey token get ACCOUNT`): no JSONEncoder
+/// or JSONDecoder, whose first use in a process instantiates their generic
+/// types by mangled name and scans the binary's thousands of conformance
+/// records — most of what that command cost (docs/BENCHMARKS.md, "peers").
+///
+/// The answer is read strictly: exactly the agent's usual success line — an
+/// object with `jsonrpc` "2.0", this `id` and a `result` of
+/// `AccessTokenResult`'s members, printable-ASCII strings (only `\/` escaped),
+/// integers, booleans and nulls, no member twice, nothing else. Anything
+/// else is nil, and the caller goes the usual way, where JSONDecoder reads
+/// it (the fuzz target `token-answer` checks that whatever this reads,
+/// JSONDecoder reads the same).
+public enum TokenGetWire {
+    /// The request line (newline included), or nil when `account` holds
+    /// anything but printable ASCII other than `"` and `\` (then JSONEncoder's
+    /// escaping is needed: the usual way).
+    public static func request(id: Int64, account: String, minValid: Int) -> [UInt8]? {
+        guard !account.isEmpty, account.utf8.allSatisfy({ (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+        else { return nil }
+        return Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"token.get","params":{"account":"\#(account)","minValid":\#(minValid)}}"#.utf8)
+            + [UInt8(ascii: "\n")]
+    }
+
+    /// The result of an answer line to request `id`, or nil for anything
+    /// but a plain success line (see above).
+    public static func answer(_ line: [UInt8], id: Int64) -> AccessTokenResult? {
+        var reader = Reader(bytes: line)
+        guard let top = reader.object(allowingNested: true), reader.atEnd, top.count == 3,
+              case .string("2.0")? = member("jsonrpc", of: top), case .integer(id)? = member("id", of: top),
+              case .object(let result)? = member("result", of: top) else { return nil }
+        var accessToken: String?, tokenType: String?, refreshed: Bool?
+        var expiresAt: Int64?, scope: String?, idToken: String?
+        for (key, value) in result {
+            switch (key, value) {
+            case ("accessToken", .string(let text)): accessToken = text
+            case ("tokenType", .string(let text)): tokenType = text
+            case ("refreshed", .boolean(let flag)): refreshed = flag
+            case ("expiresAt", .integer(let seconds)): expiresAt = seconds
+            case ("scope", .string(let text)): scope = text
+            case ("idToken", .string(let text)): idToken = text
+            case ("expiresAt", .null), ("scope", .null), ("idToken", .null): continue
+            default: return nil
+            }
+        }
+        guard let accessToken, let tokenType, let refreshed else { return nil }
+        return AccessTokenResult(accessToken: accessToken, tokenType: tokenType, expiresAt: expiresAt, refreshed: refreshed,
+                                 scope: scope, idToken: idToken)
+    }
+
+    /// Members in order, as an array: a dictionary's first use would make
+    /// the runtime look up `String: Hashable`, the very cost avoided here.
+    typealias Members = [(key: String, value: Value)]
+
+    enum Value {
+        case string(String)
+        case integer(Int64)
+        case boolean(Bool)
+        case null
+        case object(Members)
+    }
+
+    private static func member(_ key: String, of members: Members) -> Value? {
+        for member in members where member.key == key { return member.value }
+        return nil
+    }
+
+    /// The restricted grammar above, over bytes; nil at the first thing outside it.
+    struct Reader {
+        let bytes: [UInt8]
+        var index = 0
+
+        var atEnd: Bool {
+            mutating get {
+                skipSpace()
+                return index == bytes.count
+            }
+        }
+
+        mutating func object(allowingNested: Bool) -> Members? {
+            skipSpace()
+            guard take(UInt8(ascii: "{")) else { return nil }
+            var members: Members = []
+            skipSpace()
+            if take(UInt8(ascii: "}")) { return members }
+            while true {
+                skipSpace()
+                guard let key = string() else { return nil }
+                skipSpace()
+                guard take(UInt8(ascii: ":")), let value = value(allowingNested: allowingNested),
+                      !members.contains(where: { $0.key == key }) else { return nil }
+                members.append((key, value))
+                skipSpace()
+                if take(UInt8(ascii: "}")) { return members }
+                guard take(UInt8(ascii: ",")) else { return nil }
+            }
+        }
+
+        private mutating func value(allowingNested: Bool) -> Value? {
+            skipSpace()
+            guard index < bytes.count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: "\""): return string().map(Value.string)
+            case UInt8(ascii: "{"): return allowingNested ? object(allowingNested: false).map(Value.object) : nil
+            case UInt8(ascii: "t"): return literal("true") ? .boolean(true) : nil
+            case UInt8(ascii: "f"): return literal("false") ? .boolean(false) : nil
+            case UInt8(ascii: "n"): return literal("null") ? .null : nil
+            default: return integer().map(Value.integer)
+            }
+        }
+
+        /// Printable ASCII; `\/` is the only escape taken.
+        private mutating func string() -> String? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            var text: [UInt8] = []
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""): return String(decoding: text, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return nil }
+                    index += 1
+                    text.append(UInt8(ascii: "/"))
+                case 0x20...0x7E: text.append(byte)
+                default: return nil
+                }
+            }
+            return nil
+        }
+
+        /// `-?[0-9]+` without leading zeros, within Int64.
+        private mutating func integer() -> Int64? {
+            let negative = take(UInt8(ascii: "-"))
+            let first = index
+            var magnitude: Int64 = 0
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                let digit = Int64(bytes[index] - UInt8(ascii: "0"))
+                let (times, overflowed) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, overflowedAgain) = times.addingReportingOverflow(digit)
+                guard !overflowed, !overflowedAgain else { return nil }
+                magnitude = sum
+                index += 1
+            }
+            let digits = index - first
+            guard digits > 0, digits == 1 || bytes[first] != UInt8(ascii: "0") else { return nil }
+            // A following '.', 'e' or 'E' makes it a number JSONDecoder reads differently: not ours.
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] | 0x20 == UInt8(ascii: "e") { return nil }
+            return negative ? -magnitude : magnitude
+        }
+
+        private mutating func literal(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+            index += count
+            return true
+        }
+
+        private mutating func take(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        private mutating func skipSpace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+    }
+}
