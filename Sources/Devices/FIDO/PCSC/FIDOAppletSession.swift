@@ -21,6 +21,8 @@ final class FIDOAppletSession: @unchecked Sendable {
 
     private var nonce: [UInt8]?
     private var pending: Result<ResponseAPDU, NFCCTAPFailure>?
+    /// The CTAP command byte of the request in flight (its answer is checked by it).
+    private var pendingCommand: UInt8?
 
     private let cancelRequested = Atomic<Bool>(false)
     private let failure = Locked<NFCCTAPFailure?>(nil)
@@ -96,6 +98,7 @@ final class FIDOAppletSession: @unchecked Sendable {
             cancelRequested.store(false, ordering: .releasing)
             failure.withLock { $0 = nil }
             do throws(NFCCTAPFailure) {
+                pendingCommand = payload.first
                 pending = .success(try exchange.send(payload))
                 return 0
             } catch {
@@ -132,7 +135,7 @@ final class FIDOAppletSession: @unchecked Sendable {
                         handler?(status)
                     })
                 guard answer.count <= buffer.count else { throw .answerTooLong(answer.count, limit: buffer.count) }
-                try Self.checkBody(of: answer)
+                try Self.checkBody(of: answer, command: pendingCommand)
                 guard let base = buffer.baseAddress else { return -1 }
                 answer.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: answer.count) }
                 return Int32(clamping: answer.count)  // ≤ libfido2's buffer, checked above
@@ -149,10 +152,42 @@ final class FIDOAppletSession: @unchecked Sendable {
     /// sees it: libcbor, under libfido2, allocates an array or map by its
     /// declared size before checking the items are there, so a few hostile
     /// bytes could ask for gigabytes (found by the nfc-transport fuzz target).
-    static func checkBody(of answer: [UInt8]) throws(NFCCTAPFailure) {
+    /// That holds for the CBOR inside authenticator data too — the credential
+    /// public key and the extensions of a makeCredential or getAssertion
+    /// answer's `authData` (key 2), which libfido2 also hands to libcbor
+    /// (found by the same target, a map declared with 559 million entries).
+    static func checkBody(of answer: [UInt8], command: UInt8?) throws(NFCCTAPFailure) {
         guard answer.count > 1 else { return }
+        let body: CBOR
         do throws(CBORError) {
-            _ = try CBOR.decode(Array(answer.dropFirst()))
+            body = try CBOR.decode(Array(answer.dropFirst()))
+        } catch {
+            throw .malformedAnswer(error)
+        }
+        // authenticatorMakeCredential 0x01, authenticatorGetAssertion 0x02, authenticatorGetNextAssertion 0x08.
+        guard let command, command == 0x01 || command == 0x02 || command == 0x08, case .bytes(let authData)? = body[2] else { return }
+        try checkEmbeddedCBOR(inAuthenticatorData: authData)
+    }
+
+    /// Decodes, bounded, the CBOR items authenticator data carries (WebAuthn
+    /// §6.1): the attested credential's public key when the AT flag is set,
+    /// the extensions when ED is. A layout too short to hold them is left to
+    /// libfido2, which refuses it without allocating by any declared size.
+    static func checkEmbeddedCBOR(inAuthenticatorData data: [UInt8]) throws(NFCCTAPFailure) {
+        guard data.count >= 37 else { return }
+        let flags = data[32]
+        var offset = 37
+        do throws(CBORError) {
+            if flags & 0x40 != 0 {
+                guard data.count >= offset + 18 else { return }
+                let idLength = Int(data[offset + 16]) << 8 | Int(data[offset + 17])
+                offset += 18 + idLength
+                guard offset < data.count else { return }
+                offset += try CBOR.decodeFirst(data[offset...]).bytesUsed
+            }
+            if flags & 0x80 != 0, offset < data.count {
+                _ = try CBOR.decodeFirst(data[offset...])
+            }
         } catch {
             throw .malformedAnswer(error)
         }
