@@ -137,7 +137,12 @@ let package = Package(
                 swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
         // commands with the agent's core, when no agent answers (docs/ARCHITECTURE.md, "Programs").
-        .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey"),
+        // The light client a script runs in a loop is linked fully static in release builds (what
+        // scripts/install and scripts/bench make): no ld.so, no relocating libc and libstdc++ at each
+        // start — about 1 ms of `passkey token get`'s 2.3 (docs/BENCHMARKS.md, "peers"). Debug builds
+        // (the tests, the sanitizers, which cannot link static executables) stay dynamic.
+        .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey",
+                          linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         // The names git and docker run for a credential helper called `passkey`: each execs
         // `passkey credential git|docker` with its arguments (CLI/TokenConsumers).
         .executableTarget(name: "git-credential-passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/git-credential-passkey"),

@@ -96,6 +96,10 @@ final class UnixSocket {
 
     /// The next line without its newline, read before `deadline`.
     func readLine(deadline: ContinuousClock.Instant, limit: Int = 16 << 20) throws(ReadFailure) -> [UInt8] {
+        // One chunk per call, not per attempt: the first recv usually finds
+        // nothing yet, and a fresh zeroed 64 KiB each time cost `passkey
+        // token get` page faults it could not spare.
+        var chunk: [UInt8] = []
         while true {
             if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(buffer[start..<newline])
@@ -105,7 +109,7 @@ final class UnixSocket {
             }
             if buffer.count - start > limit { throw .closed }
             if start > 0 { buffer.removeFirst(start); start = 0 }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
+            if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: 16_384) }
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 { buffer.append(contentsOf: chunk[0..<n]); continue }
             if n == 0 { throw .closed }
