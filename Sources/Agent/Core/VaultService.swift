@@ -134,31 +134,33 @@ final class VaultService: Sendable {
     /// Runs `body` with the open vault, which stays open (its key unwiped)
     /// until `body` ends even if a lock comes meanwhile. Throws `locked`.
     func withUnlocked<T: Sendable>(_ body: (UnlockedVault) async throws -> T) async throws -> T {
-        let vault = state.withLock { state -> UnlockedVault? in
-            state.lastUse = .now
-            return state.open
-        }
-        guard let vault, vault.beginUse() else { throw lockedError() }
-        defer {
-            vault.endUse()
-            state.withLock { $0.lastUse = .now }
-        }
+        let vault = try beginUse()
+        defer { endUse(vault) }
         return try await body(vault)
     }
 
     /// As `withUnlocked`, for a body that never waits (the fast path of
     /// `token.get`, run on the I/O thread).
     func withUnlockedNow<T>(_ body: (UnlockedVault) throws -> T) throws -> T {
+        let vault = try beginUse()
+        defer { endUse(vault) }
+        return try body(vault)
+    }
+
+    /// A use of the open vault starts (counting as activity for the idle
+    /// timer); `locked` when there is none.
+    private func beginUse() throws -> UnlockedVault {
         let vault = state.withLock { state -> UnlockedVault? in
             state.lastUse = .now
             return state.open
         }
         guard let vault, vault.beginUse() else { throw lockedError() }
-        defer {
-            vault.endUse()
-            state.withLock { $0.lastUse = .now }
-        }
-        return try body(vault)
+        return vault
+    }
+
+    private func endUse(_ vault: UnlockedVault) {
+        vault.endUse()
+        state.withLock { $0.lastUse = .now }
     }
 
     var isUnlocked: Bool { state.withLock { $0.open != nil } }

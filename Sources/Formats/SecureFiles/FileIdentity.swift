@@ -9,26 +9,29 @@ import Glibc
 /// same as when its bytes were read still holds those bytes. The vault keeps
 /// decrypted entries in memory on that ground (Vault's EntryCache).
 public struct FileIdentity: Equatable, Sendable {
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
-    let owner: UInt32
-    let mode: UInt32
-    let modified: Int64
-    let modifiedNanoseconds: Int
-    let changed: Int64
-    let changedNanoseconds: Int
+    // The stat fields as the kernel gives them: compared, never converted.
+    let device: dev_t
+    let inode: ino_t
+    let size: off_t
+    let owner: uid_t
+    let mode: mode_t
+    let modified: timespec
+    let changed: timespec
 
     init(_ info: stat) {
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
+        device = info.st_dev
+        inode = info.st_ino
+        size = info.st_size
         owner = info.st_uid
         mode = info.st_mode
-        modified = Int64(info.st_mtim.tv_sec)
-        modifiedNanoseconds = info.st_mtim.tv_nsec
-        changed = Int64(info.st_ctim.tv_sec)
-        changedNanoseconds = info.st_ctim.tv_nsec
+        modified = info.st_mtim
+        changed = info.st_ctim
+    }
+
+    public static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+        a.device == b.device && a.inode == b.inode && a.size == b.size && a.owner == b.owner && a.mode == b.mode
+            && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+            && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
     }
 
     /// The identity of what `path` names now, without following a final
