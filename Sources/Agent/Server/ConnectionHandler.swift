@@ -196,12 +196,20 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
                 if deadline.end() {
                     outcome = .failure(AgentError(.timeout, "the request took longer than \(limits.requestTimeout.components.seconds) s and was stopped"))
                 }
-                state.finish(id)
+                let response: RPCResponse
                 switch outcome {
-                case .success(let result): state.respond(RPCResponse(id: id, result: result))
-                case .failure(let error): state.respond(RPCResponse(id: id, error: error.rpcError))
+                case .success(let result): response = RPCResponse(id: id, result: result)
+                case .failure(let error): response = RPCResponse(id: id, error: error.rpcError)
                 }
-                self.requestEnded(state.channel, state: state)
+                // On the connection's loop, the answer is written before the
+                // turn passes: the next request's answer (a fast one, from the
+                // vault's memory) cannot overtake it, and the count drops only
+                // once the client can have seen the answer.
+                state.channel.eventLoop.execute {
+                    state.respond(response)
+                    state.finish(id)
+                    self.requestEnded(state.channel, state: state)
+                }
                 let kind: String
                 if case .failure(let error) = outcome { kind = error.kind.rawValue } else { kind = "ok" }
                 logger.info("request", metadata: ["method": "\(request.method)", "id": "\(id)", "outcome": "\(kind)",
