@@ -95,7 +95,7 @@ let package = Package(
 
         // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
         // OAuth token sets, and the devserver that plays the other side.
-        .target(name: "HTTPTransport", dependencies: ["Hexadecimal", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
+        .target(name: "HTTPTransport", dependencies: ["Hexadecimal", "Locking", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
         .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", "CBOR", "Interaction", "LoopbackHost", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
         .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
         .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport", "LoopbackHost"], path: "Sources/Identity/Tokens"),

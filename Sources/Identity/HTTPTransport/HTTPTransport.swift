@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FoundationEssentials
 import Hexadecimal
+import Locking
 import NIOCore
 import NIOHTTP1
 
@@ -36,13 +37,31 @@ public final class HTTPTransport: Sendable {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.maximumResponseBytes = maximumResponseBytes
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: Self.timeAmount(connectTimeout))
-        configuration.redirectConfiguration = .disallow
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        client = Self.sharedClient(connectTimeout: connectTimeout)
     }
 
-    deinit { try? client.syncShutdown() }
+    /// One AsyncHTTPClient per connect timeout, for the life of the process,
+    /// never shut down (as AsyncHTTPClient's own `HTTPClient.shared`).
+    /// Shutting a client down when its transport went away raced with the
+    /// last request's write completing: that callback, queued after the
+    /// response, then handed the pool a connection the shutdown had already
+    /// dropped, and AsyncHTTPClient 1.37.0 traps on that ("A connection that
+    /// we don't know was released?"; a `passkey-local` died of it after
+    /// `passkey signin`, docs/RELIABILITY.md). Idle connections close by the
+    /// pool's idle timeout.
+    private static let clients = Locked<[Duration: HTTPClient]>([:])
+
+    private static func sharedClient(connectTimeout: Duration) -> HTTPClient {
+        clients.withLock { clients in
+            if let client = clients[connectTimeout] { return client }
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout = .init(connect: timeAmount(connectTimeout))
+            configuration.redirectConfiguration = .disallow
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[connectTimeout] = client
+            return client
+        }
+    }
 
     /// Sends one request; any HTTP status is a response (the caller reads
     /// problem details); transport failures are `HTTPTransportError`s.
