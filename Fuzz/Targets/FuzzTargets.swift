@@ -4,7 +4,7 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         .cbor, .ctaphid, .ctap2, .iso7816, .piv, .vpcd, .webauthnBinary, .webauthnJSON, .webauthnVerify,
         .tokens, .urls, .toml, .agentLine, .oauthRequest, .openID, .beyondIdentity, .idxRequest, .idxResponse, .nfcTransport,
-        .credentialHelpers, .tokenAnswer,
+        .credentialHelpers, .tokenAnswer, .tokenRequest,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -86,4 +86,22 @@ import Glibc
             #expect(result?["accessToken"] as? String == "new-\(round)", "round \(round): \(answers)")
         }
     }
+
+    @Test("the fast path's answer (plain line, read by hand) is the usual path's answer (string id, JSONDecoder)")
+    func theFastAnswerIsTheUsualAnswer() throws {
+        let agent = try VaultAgent()
+        try agent.start()
+        try agent.initializeVault()
+        try agent.put("work", Self.document("a/kept+token"))
+        #expect(try tokenGet(agent) == "a/kept+token")
+        let client = try agent.harness.connect()
+        var results: [[String: Any]] = []
+        for id in ["7", #""seven""#] {
+            try client.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"token.get","params":{"account":"work","minValid":60}}"# + "\n")
+            let message = try client.readJSON()
+            results.append(try #require(message["result"] as? [String: Any], "\(message)"))
+        }
+        #expect(results[0].mapValues { "\($0)" } == results[1].mapValues { "\($0)" }, "\(results)")
+        #expect(results[0]["accessToken"] as? String == "a/kept+token" && results[0]["refreshed"] as? Bool == false)
+    }
 }

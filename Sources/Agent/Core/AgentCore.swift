@@ -31,13 +31,14 @@ public final class AgentCore: Sendable {
         return try methods.dispatchQuick(method: method, params: params)
     }
 
-    /// A fast path's answer (`token.get` of a stored token that is still
-    /// good, kept in memory): encoded, without a task hop; nil when the
-    /// request must go to `dispatch`.
-    public func dispatchFast(method: String, params: JSONValue?) -> [UInt8]? {
+    /// A fast path's answer to a request line (`token.get` of a stored
+    /// token that is still good, kept in memory): its id and the result,
+    /// encoded, read and answered without JSONDecoder or a task hop; nil when
+    /// the line must go the usual way (RequestParser, `dispatch`).
+    public func dispatchFast(line: [UInt8]) -> (id: RPCID, result: [UInt8])? {
         services.beginRequest()
         defer { services.endRequest() }
-        return methods.dispatchFast(method: method, params: params)
+        return methods.dispatchFast(line: line)
     }
 
     /// Runs a method with typed params (the CLI's in-process path).

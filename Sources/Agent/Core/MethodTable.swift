@@ -17,13 +17,14 @@ public final class MethodTable: Sendable {
     /// writes it into the response line as it is, with no JSONValue in between.
     typealias QuickHandler = @Sendable (JSONValue?) -> Result<[UInt8], AgentError>
 
-    /// Fast paths answer at once when they can, with their result already
-    /// encoded, and with nil when the request needs the usual handler.
-    typealias FastPath = @Sendable (JSONValue?) -> [UInt8]?
+    /// Fast paths read a request line of their own method by hand and
+    /// answer it at once when they can — its id, and the result already
+    /// encoded — and give nil when the line needs the usual way.
+    typealias FastPath = @Sendable ([UInt8]) -> (id: RPCID, result: [UInt8])?
 
     private let json: [String: JSONHandler]
     private let quick: [String: QuickHandler]
-    private let fast: [String: FastPath]
+    private let fast: [FastPath]
     private let typed: [ObjectIdentifier: any Sendable]
 
     init(_ build: (inout Builder) -> Void) {
@@ -38,7 +39,7 @@ public final class MethodTable: Sendable {
     struct Builder {
         fileprivate var json: [String: JSONHandler] = [:]
         fileprivate var quick: [String: QuickHandler] = [:]
-        fileprivate var fast: [String: FastPath] = [:]
+        fileprivate var fast: [FastPath] = []
         fileprivate var typed: [ObjectIdentifier: any Sendable] = [:]
 
         /// A method; its handler's errors of any layer become `AgentError`s.
@@ -77,15 +78,18 @@ public final class MethodTable: Sendable {
             }
         }
 
-        /// A shortcut for a method registered with `register`: `shortcut`
-        /// answers at once (no waiting, no file read) when it can, and
-        /// returns nil otherwise — then the request goes to the method's
-        /// handler as usual, which also gives every error. A shortcut never
-        /// throws: whatever it cannot answer, the handler can.
-        mutating func registerFastPath<M: AgentMethod>(_ method: M.Type, _ shortcut: @escaping @Sendable (M.Params) -> M.Result?) {
-            fast[M.name] = { params in
-                guard case .success(let decoded) = decode(M.self, params), let result = shortcut(decoded) else { return nil }
-                return try? Array(JSONEncoder().encode(result))
+        /// A shortcut for a method registered with `register`: `read` takes
+        /// the method's request line in a plain form (no JSONDecoder), and
+        /// `answer` gives its result, encoded, at once (no waiting, no file
+        /// read) when it can. Either returns nil otherwise — then the line
+        /// goes the usual way (RequestParser, the method's handler), which
+        /// also gives every error. A shortcut never throws: whatever it
+        /// cannot answer, the handler can.
+        mutating func registerFastPath<M: AgentMethod>(_ method: M.Type, read: @escaping @Sendable ([UInt8]) -> (id: Int64, params: M.Params)?,
+                                                       answer: @escaping @Sendable (M.Params) -> [UInt8]?) {
+            fast.append { line in
+                guard let (id, params) = read(line), let result = answer(params) else { return nil }
+                return (.number(id), result)
             }
         }
     }
@@ -111,10 +115,12 @@ public final class MethodTable: Sendable {
         return try handler(params).get()
     }
 
-    /// A fast path's answer, already encoded; nil when `method` has none or
-    /// it cannot answer this request at once.
-    public func dispatchFast(method: String, params: JSONValue?) -> [UInt8]? {
-        fast[method]?(params)
+    /// A fast path's answer to a request line — its id, and the result
+    /// already encoded; nil when no fast path reads the line or none can
+    /// answer it at once.
+    public func dispatchFast(line: [UInt8]) -> (id: RPCID, result: [UInt8])? {
+        for path in fast { if let answer = path(line) { return answer } }
+        return nil
     }
 
     /// Runs a method with typed params (the in-process path).

@@ -18,8 +18,8 @@ extension CoreServices {
         table.register(TokenGetMethod.self) { params, _ in
             try await self.accessToken(params)
         }
-        table.registerFastPath(TokenGetMethod.self) { params in
-            self.keptAccessToken(params)
+        table.registerFastPath(TokenGetMethod.self, read: TokenGetWire.readRequest) { params in
+            self.keptAnswer(params)
         }
         table.register(TokenPutMethod.self) { params, _ in
             try Self.checkAccount(params.account)
@@ -114,20 +114,21 @@ extension CoreServices {
         return Self.result(fresh, refreshed: true, idToken: params.idToken == true)
     }
 
-    /// `token.get`'s answer when the vault is unlocked and the account's
-    /// entry is in memory and unchanged (UnlockedVault.cachedPayload), its
-    /// access token good for `minValid` and no other scope asked: what
-    /// `accessToken` would answer, with no file read and no task. Anything
-    /// else — and every error — is nil, for `accessToken` to handle.
-    private func keptAccessToken(_ params: TokenGetMethod.Params) -> AccessTokenResult? {
+    /// `token.get`'s answer, encoded, when the vault is unlocked and the
+    /// account's entry is in memory and unchanged (UnlockedVault.cachedDerived),
+    /// its access token good for `minValid`, and neither another scope nor the
+    /// ID token asked: what `accessToken` would answer, with no file read, no
+    /// decoding and no task. Anything else — and every error — is nil, for
+    /// `accessToken` to handle.
+    private func keptAnswer(_ params: TokenGetMethod.Params) -> [UInt8]? {
         let minValid = params.minValid ?? 60
-        guard params.scope == nil, (0...(366 * 86_400)).contains(minValid), (try? Self.checkAccount(params.account)) != nil,
-              vault.isUnlocked,
-              let payload = try? vault.withUnlockedNow({ open in try open.cachedPayload(Self.entryName(params.account)) }),
-              let tokens = try? TokenSet(decoding: payload, account: params.account),
-              params.idToken != true || tokens.idToken != nil,
-              tokens.isValid(for: minValid, now: TokenSet.now()) else { return nil }
-        return Self.result(tokens, refreshed: false, idToken: params.idToken == true)
+        guard params.scope == nil, params.idToken != true, (0...(366 * 86_400)).contains(minValid),
+              (try? Self.checkAccount(params.account)) != nil, vault.isUnlocked,
+              let kept = try? vault.withUnlockedNow({ open in
+                  try open.cachedDerived(Self.entryName(params.account)) { payload in KeptTokenAnswer(payload, account: params.account) }
+              }),
+              kept.isValid(for: minValid, now: TokenSet.now()) else { return nil }
+        return kept.result
     }
 
     static func result(_ tokens: TokenSet, refreshed: Bool, idToken: Bool) -> AccessTokenResult {
@@ -178,4 +179,24 @@ extension CoreServices {
                             hasRefreshToken: tokens.refreshToken != nil, hasIdToken: tokens.idToken != nil,
                             updatedAt: tokens.updatedAt)
     }
+}
+
+/// A stored token set's `token.get` answer (not refreshed, no ID token),
+/// encoded once per version of its vault entry and kept beside the entry
+/// while the vault is unlocked: the fast path then only checks the expiry.
+/// Zeroed with the entry (EntryCache).
+struct KeptTokenAnswer: KeptBesideEntry {
+    var result: [UInt8]
+    let expiresAt: Int64?
+
+    init?(_ payload: [UInt8], account: String) {
+        guard let tokens = try? TokenSet(decoding: payload, account: account),
+              let result = try? JSONEncoder().encode(CoreServices.result(tokens, refreshed: false, idToken: false)) else { return nil }
+        self.result = Array(result)
+        expiresAt = tokens.expiresAt
+    }
+
+    func isValid(for seconds: Int, now: Int64) -> Bool { TokenSet.isValid(expiringAt: expiresAt, for: seconds, now: now) }
+
+    mutating func zero() { DataKey.zero(&result) }
 }

@@ -128,6 +128,14 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func handle(_ line: Data, state: ConnectionState) {
+        // `token.get` of a token kept in memory, in its plain form: read by
+        // hand and answered at once, before any JSONDecoder. Not through a
+        // forward (its requests are confirmed first, in a task), and not
+        // ahead of this client's earlier requests.
+        if forward == nil, state.holdsNoTurn, let answer = core.dispatchFast(line: Array(line)) {
+            state.respond(id: answer.id, encodedResult: answer.result)
+            return
+        }
         let request: RPCRequest
         switch RequestParser.parse(line) {
         case .request(let parsed): request = parsed
@@ -157,12 +165,6 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         do {
             if let forward { logger.info("forwarded request", metadata: forwardMetadata(request, forward)) }
             if let result = try core.dispatchQuick(method: request.method, params: request.params) {
-                state.respond(id: id, encodedResult: result)
-                return
-            }
-            // Not through a forward (its requests are confirmed first, in the
-            // task), and not ahead of this client's earlier requests.
-            if forward == nil, state.holdsNoTurn, let result = core.dispatchFast(method: request.method, params: request.params) {
                 state.respond(id: id, encodedResult: result)
                 return
             }

@@ -94,7 +94,7 @@ public final class DataKey: Sendable {
         explicit_bzero(base, buffer.count)
     }
 
-    static func zero(_ bytes: inout [UInt8]) {
+    public static func zero(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { zero($0) }
     }
 }

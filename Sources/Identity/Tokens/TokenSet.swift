@@ -44,6 +44,11 @@ public struct TokenSet: Codable, Sendable, Equatable {
     /// may be anything from -2^63 to 2^63-1: the difference is taken without
     /// overflow, and one too large for `Int64` is far past or far future.
     public func isValid(for seconds: Int, now: Int64) -> Bool {
+        Self.isValid(expiringAt: expiresAt, for: seconds, now: now)
+    }
+
+    /// `isValid(for:now:)` for an access token expiring at `expiresAt`.
+    public static func isValid(expiringAt expiresAt: Int64?, for seconds: Int, now: Int64) -> Bool {
         guard let expiresAt else { return true }
         let (remaining, overflow) = expiresAt.subtractingReportingOverflow(now)
         if overflow { return expiresAt > now }

@@ -12,6 +12,9 @@ import SecureFiles
 ///   another process — `passkey --no-agent token put`, a restored backup —
 ///   is read afresh, never masked.
 /// - Writes and removals through this vault forget the entry first.
+/// - Beside a payload, one value made from it may be kept (`derived`: the
+///   `token.get` answer already encoded), dropped with the payload and
+///   zeroed with it.
 /// - `wipe()` (the vault locking) zeroes the kept bytes and refuses new
 ///   ones: nothing decrypted outlives the data key in here. Copies already
 ///   handed out (a reply being written) live as long as that reply, as they
@@ -21,35 +24,71 @@ final class EntryCache: Sendable {
         var path: String
         var payload: [UInt8]
         var identity: FileIdentity
+        /// Which `keep` this is: a value derived from an older payload is never stored beside a newer one.
+        var generation: UInt64
+        var derived: (any KeptBesideEntry)?
+
+        mutating func zero() {
+            DataKey.zero(&payload)
+            derived?.zero()
+        }
     }
 
     private struct State: @unchecked Sendable {
         var entries: [String: Entry] = [:]
         var wiped = false
+        var generations: UInt64 = 0
     }
 
     private let state = Locked(State())
 
     /// The kept payload of `name`, if its file is still the one it was read from.
     func payload(_ name: String) -> [UInt8]? {
-        guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
-        guard FileIdentity.current(of: entry.path) == entry.identity else {
-            forget(name)
-            return nil
+        current(name)?.payload
+    }
+
+    /// The value kept beside `name`'s payload, made by `make` from the
+    /// payload the first time (nil when `make` gives nil or the payload is
+    /// not kept, or no longer current).
+    func derived<Value: KeptBesideEntry>(_ name: String, make: ([UInt8]) -> Value?) -> Value? {
+        guard let entry = current(name) else { return nil }
+        if let kept = entry.derived as? Value { return kept }
+        guard let made = make(entry.payload) else { return nil }
+        state.withLock { state in
+            guard !state.wiped, state.entries[name]?.generation == entry.generation else { return }
+            state.entries[name]?.derived = made
         }
-        return entry.payload
+        return made
     }
 
     func keep(_ name: String, path: String, payload: [UInt8], identity: FileIdentity) {
-        state.withLock { state in
-            guard !state.wiped else { return }
-            state.entries[name] = Entry(path: path, payload: payload, identity: identity)
+        var replaced = state.withLock { state -> Entry? in
+            guard !state.wiped else { return nil }
+            state.generations &+= 1
+            return state.entries.updateValue(Entry(path: path, payload: payload, identity: identity, generation: state.generations, derived: nil),
+                                             forKey: name)
         }
+        replaced?.zero()
     }
 
     func forget(_ name: String) {
         guard var removed = state.withLock({ $0.entries.removeValue(forKey: name) }) else { return }
-        DataKey.zero(&removed.payload)
+        removed.zero()
+    }
+
+    /// `name`'s entry if its file still has the identity it was read with;
+    /// otherwise that entry is forgotten (unless a newer one took its place meanwhile).
+    private func current(_ name: String) -> Entry? {
+        guard let entry = state.withLock({ $0.entries[name] }) else { return nil }
+        guard FileIdentity.current(of: entry.path) == entry.identity else {
+            var stale = state.withLock { state -> Entry? in
+                guard state.entries[name]?.generation == entry.generation else { return nil }
+                return state.entries.removeValue(forKey: name)
+            }
+            stale?.zero()
+            return nil
+        }
+        return entry
     }
 
     /// Zeroes and drops every kept payload; nothing is kept from now on.
@@ -59,8 +98,14 @@ final class EntryCache: Sendable {
             defer { state.entries = [:] }
             return state.entries
         }
-        for name in Array(entries.keys) { DataKey.zero(&entries[name]!.payload) }
+        for name in Array(entries.keys) { entries[name]!.zero() }
     }
 
     var count: Int { state.withLock { $0.entries.count } }
+}
+
+/// A value made from a kept entry and kept beside it (EntryCache.derived):
+/// it holds decrypted bytes, so it zeroes them when the entry goes.
+public protocol KeptBesideEntry: Sendable {
+    mutating func zero()
 }

@@ -80,13 +80,15 @@ public final class UnlockedVault: Sendable {
         return payload
     }
 
-    /// The payload of entry `name` if it is in memory and its file unchanged
-    /// (one lstat, no read, no decryption); nil otherwise. For answers given
-    /// at once, on the agent's I/O thread.
-    public func cachedPayload(_ name: String) throws(VaultError) -> [UInt8]? {
+    /// A value made from entry `name`'s payload (`make`, run once per
+    /// version of the entry) if the payload is in memory and its file
+    /// unchanged — one lstat, no read, no decryption; nil otherwise. Kept
+    /// beside the payload, and zeroed with it. For answers given at once, on
+    /// the agent's I/O thread.
+    public func cachedDerived<Value: KeptBesideEntry>(_ name: String, make: ([UInt8]) -> Value?) throws(VaultError) -> Value? {
         try EntryRecord.validate(name: name)
         guard !isRetired else { throw .closed }
-        return cache.payload(name)
+        return cache.derived(name, make: make)
     }
 
     /// How many decrypted entries are kept in memory (none once locked).

@@ -1,10 +1,10 @@
-import AgentProtocol
-
 /// `token.get`'s request and answer read and written by hand, for the one
 /// command scripts run in a loop (`passkey token get ACCOUNT`): no JSONEncoder
 /// or JSONDecoder, whose first use in a process instantiates their generic
 /// types by mangled name and scans the binary's thousands of conformance
 /// records — most of what that command cost (docs/BENCHMARKS.md, "peers").
+/// The agent reads the same plain request form by hand too
+/// (`readRequest`), before any JSONDecoder, when it can answer from memory.
 ///
 /// The answer is read strictly: exactly the agent's usual success line — an
 /// object with `jsonrpc` "2.0", this `id` and a `result` of
@@ -22,6 +22,35 @@ public enum TokenGetWire {
         else { return nil }
         return Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"token.get","params":{"account":"\#(account)","minValid":\#(minValid)}}"#.utf8)
             + [UInt8(ascii: "\n")]
+    }
+
+    /// A request line in the plain form `request(id:account:minValid:)`
+    /// writes — in any member order, with any JSON spacing: an object of
+    /// exactly `jsonrpc` "2.0", an integer `id`, `method` "token.get" and
+    /// `params`, an object of `account` and optionally `minValid` (an
+    /// integer), `scope` (a string) and `idToken` (a boolean); strings of
+    /// printable ASCII (only `\/` escaped), no member twice, no nulls.
+    /// Anything else is nil, and the line goes the usual way (RequestParser),
+    /// which also gives every error. The fuzz target `token-request` checks
+    /// that whatever this reads, RequestParser reads the same.
+    public static func readRequest(_ line: [UInt8]) -> (id: Int64, params: TokenGetMethod.Params)? {
+        var reader = Reader(bytes: line)
+        guard let top = reader.object(allowingNested: true), reader.atEnd, top.count == 4,
+              case .string("2.0")? = member("jsonrpc", of: top), case .integer(let id)? = member("id", of: top),
+              case .string(TokenGetMethod.name)? = member("method", of: top),
+              case .object(let fields)? = member("params", of: top) else { return nil }
+        var account: String?, minValid: Int?, scope: String?, idToken: Bool?
+        for (key, value) in fields {
+            switch (key, value) {
+            case ("account", .string(let text)): account = text
+            case ("minValid", .integer(let seconds)): minValid = Int(exactly: seconds)
+            case ("scope", .string(let text)): scope = text
+            case ("idToken", .boolean(let flag)): idToken = flag
+            default: return nil
+            }
+        }
+        guard let account else { return nil }
+        return (id, TokenGetMethod.Params(account: account, minValid: minValid, scope: scope, idToken: idToken))
     }
 
     /// The result of an answer line to request `id`, or nil for anything
@@ -69,6 +98,10 @@ public enum TokenGetWire {
 
     /// The restricted grammar above, over bytes; nil at the first thing outside it.
     struct Reader {
+        /// More members than either form has: the duplicate check is
+        /// quadratic, so an object with thousands is refused at once.
+        static let maxMembers = 8
+
         let bytes: [UInt8]
         var index = 0
 
@@ -89,7 +122,7 @@ public enum TokenGetWire {
                 skipSpace()
                 guard let key = string() else { return nil }
                 skipSpace()
-                guard take(UInt8(ascii: ":")), let value = value(allowingNested: allowingNested),
+                guard members.count < Self.maxMembers, take(UInt8(ascii: ":")), let value = value(allowingNested: allowingNested),
                       !members.contains(where: { $0.key == key }) else { return nil }
                 members.append((key, value))
                 skipSpace()
