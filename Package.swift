@@ -155,7 +155,9 @@ let package = Package(
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        // The floor for the agent's socket round trip: a minimal C epoll server (AgentSocketBenchmarks).
+        .executableTarget(name: "passkey-bench-epoll", path: "Sources/Programs/passkey-bench-epoll"),
+        .executableTarget(name: "passkey-bench", dependencies: ["Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "passkey-bench-epoll", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // Build tooling: not a layer of what ships.
         .plugin(name: "BuildCommit", capability: .buildTool(), path: "Plugins/BuildCommit"),

@@ -93,7 +93,13 @@ public final class AgentServer: Sendable {
     /// answer `cancelled`), connections close, and the socket file is removed
     /// unless systemd owns it.
     public func run() async throws {
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        // One event loop accepts and serves every connection: a connection's
+        // first line is then read on the thread that accepted it, with no
+        // hand-over to another loop (a wake-up of another thread per
+        // connection, most of what a short request cost beside oidc-agent's,
+        // docs/BENCHMARKS.md "peers"). Requests that wait run as tasks, off it.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let bootstrap = ServerBootstrap(group: loop, childGroup: loop)
             .serverChannelOption(.backlog, value: limits.listenBacklog)  // bind-time only; ListeningSocket listens
             .childChannelOption(.writeBufferWaterMark, value: limits.writeBuffer)
             .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(limits.socketSendBuffer))

@@ -12,6 +12,11 @@ struct AgentSocketBenchmarks {
     var warmUp: Int
     var connections: Int
     var throughputSeconds: Double
+    /// `passkey-bench-epoll`, the floor the round trip is compared with.
+    var epollFloor: String
+
+    /// Issue 27's aim: agent.status's round trip p50 within this many times a minimal C epoll server's.
+    static let floorAim = 3.0
 
     static let statusRequest = AgentRequest.line(id: 1, "agent.status")
 
@@ -31,6 +36,14 @@ struct AgentSocketBenchmarks {
         }
         let cpuAfter = agent.pid.flatMap(ProcessCPUTime.of)
 
+        // The same round trip with a minimal C epoll server answering the agent's own answer line.
+        let floorServer = try RunningEpollFloor(executable: epollFloor, answer: first)
+        defer { floorServer.stop() }
+        let floorClient = try LineClient.agent(at: floorServer.socketPath)
+        let floor = try BenchError.during("round trips with the C epoll server") {
+            try Measurement.sample(warmUp: warmUp, iterations: requests) { _ = try floorClient.roundTrip(Self.statusRequest) }
+        }
+
         // connect → request → answer → close, as one `passkey status` does it.
         let fresh = try BenchError.during("agent.status on fresh connections") {
             try Measurement.sample(warmUp: min(warmUp, 200), iterations: max(1, requests / 10)) {
@@ -41,8 +54,12 @@ struct AgentSocketBenchmarks {
         let load = try throughput(socketPath: agent.socketPath, agentPID: agent.pid)
         let p50 = roundTrip.summary?.median ?? .max, p99 = roundTrip.summary?.p99 ?? .max
 
+        let floorP50 = floor.summary?.median ?? 1
+        let floorRatio = Double(p50) / Double(max(1, floorP50))
         report.figures = [
             .time("status.roundTrip", "agent.status round trip (1 connection)", roundTrip),
+            .time("status.epollFloor", "  the same line, minimal C epoll server", floor),
+            .ratio("ratio.status.epollFloor", "  agent.status / C epoll server (p50)", floorRatio),
         ]
         if let cpuBefore, let cpuAfter {
             report.figures.append(.cpu("status.agentCPU", "  agent CPU time per request",
@@ -58,12 +75,15 @@ struct AgentSocketBenchmarks {
         }
         report.aims = [
             Aim(name: "round trip p50", target: "≤ 50 µs", measured: Report.time(p50), met: p50 <= 50_000),
+            Aim(name: "round trip p50 / C epoll server's", target: "≤ \(Self.floorAim)×", measured: Report.ratio(floorRatio),
+                met: floorRatio <= Self.floorAim),
             Aim(name: "round trip p99", target: "≤ 500 µs", measured: Report.time(p99), met: p99 <= 500_000),
             Aim(name: "throughput, \(connections) connections", target: "≥ 20,000 /s",
                 measured: Report.grouped(Int(load.perSecond.rounded())) + " /s", met: load.perSecond >= 20_000),
         ]
         report.notes = [
             "round trip: \(requests) requests after \(warmUp) warm-up, raw client (no JSON parsing on the client side)",
+            "C epoll server: passkey-bench-epoll, single-threaded, answers each line with the agent's own agent.status answer; same client, same request",
             "throughput: \(connections) connections × 1 request in flight, driven by one poll(2) thread for \(throughputSeconds) s; client and agent share the machine's processors",
             "agent CPU time: user + system time of the agent process (/proc/PID/stat, 10 ms ticks) divided by the requests answered — robust to a busy machine",
         ]

@@ -99,6 +99,46 @@ final class RunningSSHAgent {
     }
 }
 
+/// `passkey-bench-epoll`, the floor for a socket round trip: a minimal
+/// single-threaded C epoll server that answers each line with one fixed
+/// line, on a private socket.
+final class RunningEpollFloor {
+    let directory: String
+    let socketPath: String
+    private let process: RunningProcess
+
+    /// `answer`: the line it answers with (without its newline), e.g. the agent's own answer, so both send as many bytes.
+    init(executable: String, answer: String) throws(BenchError) {
+        let executable = try Programs.built(executable)
+        let directory = try BenchError.during("making a directory for passkey-bench-epoll") {
+            try TemporaryDirectory.make(prefix: "passkey-bench-epoll")
+        }
+        self.directory = directory
+        let socketPath = directory + "/floor.sock"
+        self.socketPath = socketPath
+        do throws(HarnessError) {
+            process = try RunningProcess(executable, [socketPath, answer], environment: ProcessEnvironment.current,
+                                         directory: directory, name: "passkey-bench-epoll")
+        } catch {
+            TemporaryDirectory.remove(directory)
+            throw .stepFailed("starting passkey-bench-epoll", reason: error.description)
+        }
+        do throws(BenchError) {
+            try BenchError.during("starting passkey-bench-epoll") {
+                try process.waitUntil("passkey-bench-epoll listens on \(socketPath)", timeout: 15) { (try? LineClient(path: socketPath)) != nil }
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    func stop() {
+        process.stop()
+        TemporaryDirectory.remove(directory)
+    }
+}
+
 /// A process's command name (/proc/PID/comm, at most 15 bytes), e.g. `passkey-agent`.
 private func commandName(of pid: pid_t) -> String? {
     guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/comm") else { return nil }

@@ -95,7 +95,10 @@ struct LoginBenchmarks {
         report.figures.append(.ratio("ratio.login", "login / its floor", loginMedian / max(1, floorMedian)))
         let limit = floorMedian + 2 * write + Self.agentAllowance
         report.aims = [Aim(name: "login ≤ floor + 2 durable writes + 1 ms", target: "≤ " + Report.time(Int64(limit)),
-                           measured: Report.time(Int64(loginMedian)), met: loginMedian <= limit)]
+                           measured: Report.time(Int64(loginMedian)), met: loginMedian <= limit),
+                       // Issue 27's aim, printed beside issue 11's.
+                       Aim(name: "login / its floor (issue 27)", target: "≤ 2×", measured: Report.ratio(loginMedian / max(1, floorMedian)),
+                           met: loginMedian <= 2 * floorMedian)]
         let p95 = { (samples: Samples) in Report.time(samples.percentile(0.95) ?? 0) }
         report.notes = [
             "p95: login \(p95(loginSeries.total)), floor \(p95(floorSeries.total)), token.put \(p95(puts))",

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Harness
 import HTTPTransport
 import OpenID
+import Settings
 
 #if canImport(Glibc)
 import Glibc
@@ -67,11 +68,15 @@ struct PeerBenchmarks {
                                            sshKeygen: try programs.required("ssh-keygen"))
         defer { sshAgent.stop() }
 
-        // 1. Whole processes, taking turns.
+        // 1. Whole processes, taking turns: `passkey` as installed, and as the linker left it.
+        let installed = try InstalledCopy(of: programs.passkey, install: try programs.required("install"))
+        defer { installed.remove() }
         var commands = [
             TimedCommand(key: "peers.floor", label: "spawn + exit of /bin/true (the floor)",
                          path: try programs.required("true"), arguments: [], environment: agent.endpoint.environment),
-            TimedCommand(key: "peers.passkeyTokenGet", label: "passkey token get ACCOUNT (stored token, agent's memory)",
+            TimedCommand(key: "peers.passkeyTokenGet", label: "passkey token get ACCOUNT (installed copy; agent's memory)",
+                         path: installed.path, arguments: ["token", "get", Self.account], environment: agent.endpoint.environment),
+            TimedCommand(key: "peers.passkeyTokenGet.buildOutput", label: "  the same, the build's own file (pages read in by exec)",
                          path: programs.passkey, arguments: ["token", "get", Self.account], environment: agent.endpoint.environment),
             TimedCommand(key: "peers.oidcToken", label: "oidc-token ACCOUNT (oidc-agent 4, cached token)",
                          path: oidcToken, arguments: [Self.account], environment: oidcAgent.environment),
@@ -85,6 +90,8 @@ struct PeerBenchmarks {
         report.figures.append(.ratio("ratio.peers.tokenGet", "passkey token get / oidc-token (wall)", processRatio))
         report.figures.append(.ratio("ratio.peers.tokenGetCPU", "passkey token get / oidc-token (CPU)",
                                      median("peers.passkeyTokenGet", cpu: true) / max(1, median("peers.oidcToken", cpu: true))))
+        report.figures.append(.ratio("ratio.peers.tokenGet.buildOutput", "  the build's own file / oidc-token (wall)",
+                                     median("peers.passkeyTokenGet.buildOutput") / max(1, median("peers.oidcToken"))))
         report.figures.append(.ratio("ratio.peers.tokenGetSSH", "passkey token get / ssh-add -l (wall)",
                                      median("peers.passkeyTokenGet") / max(1, median("peers.sshAddList"))))
         report.aims.append(Aim(name: "passkey token get / oidc-token", target: "≤ \(Self.aim)×", measured: Report.ratio(processRatio),
@@ -115,6 +122,7 @@ struct PeerBenchmarks {
                                measured: Report.ratio(agentRatio), met: agentRatio <= Self.aim))
         report.notes = [
             "\(runs) runs of each command, taking turns, after \(warmUp) warm-up rounds; output to /dev/null",
+            "installed copy: `install -m 0755`, as scripts/install does; the build's own file was written by the linker, and how a file's pages came into the page cache changes what exec costs (docs/BENCHMARKS.md, \"peers\")",
             "\(requests) agent-side requests of each kind, taking turns: connect, one request, read the answer to its last byte",
             "both agents hold an access token of the devserver in this process, valid for a day; neither refreshes",
         ]
@@ -195,4 +203,32 @@ struct ProviderLogin: Sendable {
         guard answer.status == 200 else { throw .stepFailed("POST /v1/token", reason: "HTTP \(answer.status)") }
         return try BenchError.during("reading the token response") { try JSONDecoder().decode(Tokens.self, from: Data(answer.body)) }
     }
+}
+
+/// `passkey` copied the way scripts/install installs it (`install -m 0755`)
+/// into a temporary directory: the program a user runs. The copy's pages are
+/// in the page cache as that write left them; the linker's output file, whose
+/// pages the kernel reads in on exec's page faults, starts about 0.3 ms slower
+/// on this machine (docs/BENCHMARKS.md, "peers").
+struct InstalledCopy {
+    let directory: String
+    let path: String
+
+    init(of program: String, install: String) throws(BenchError) {
+        let program = try Programs.built(program)
+        directory = try BenchError.during("making a directory for the installed copy") {
+            try TemporaryDirectory.make(prefix: "passkey-bench-installed")
+        }
+        path = directory + "/passkey"
+        let status = try BenchError.during("installing a copy of passkey") {
+            try ProcessResult.run(install, ["-m", "0755", program, path], standardInput: nil, environment: ProcessEnvironment.current,
+                                  scratch: directory, timeout: 30).status
+        }
+        guard status == 0 else {
+            TemporaryDirectory.remove(directory)
+            throw .stepFailed("installing a copy of passkey", reason: "install exited \(status)")
+        }
+    }
+
+    func remove() { TemporaryDirectory.remove(directory) }
 }

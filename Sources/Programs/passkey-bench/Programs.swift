@@ -12,6 +12,8 @@ struct Programs {
     var passkeyAgent: String
     /// The virtual PIV card for pcscd's vpcd driver (the vault group's PIV slot).
     var passkeyVirtualCard: String
+    /// The minimal C epoll server, the agent's round-trip floor (built beside the benchmark).
+    var epollFloor: String
 
     /// `directory` overrides where `passkey`, `passkey-agent` and `passkey-vcard` are looked for.
     init(directory: String?) {
@@ -19,6 +21,7 @@ struct Programs {
         passkey = base + "/passkey"
         passkeyAgent = base + "/passkey-agent"
         passkeyVirtualCard = base + "/passkey-vcard"
+        epollFloor = ProgramPaths.ownDirectory + "/passkey-bench-epoll"
     }
 
     /// A program found on `PATH` (and in /usr/sbin and /sbin), or an error

@@ -166,7 +166,7 @@ struct BenchCommand: ParsableCommand {
             defer { started?.stop() }
             if groups.contains(.agent) {
                 results.append(try AgentSocketBenchmarks(requests: requests, warmUp: warmUp, connections: connections,
-                                                         throughputSeconds: seconds).run(agent: agent))
+                                                         throughputSeconds: seconds, epollFloor: locations.epollFloor).run(agent: agent))
             }
             if groups.contains(.cli) {
                 results.append(try CLIStartupBenchmarks(runs: runs, warmUp: max(3, warmUp / 20), programs: locations,
