@@ -120,7 +120,9 @@ import Glibc
                                            ["-l", path, try ProgramPaths.built("passkey-agent"), "--foreground"],
                                            environment: harness.environment, directory: harness.home, name: "activate")
         defer { activator.stop(signal: SIGKILL) }
-        try activator.waitUntil("systemd-socket-activate listens") { FileManager.default.fileExists(atPath: path) }
+        // It says so after listen(2); the file already exists after bind(2),
+        // and a client that connects in between is refused.
+        try activator.waitUntil("systemd-socket-activate listens") { activator.standardError.contains("Listening on \(path)") }
         let status = try harness.passkey(["status", "--json"], extraEnvironment: ["PASSKEY_AGENT_SOCK": path])
         #expect(status.status == 0, "\(status.standardError)")
         #expect(status.standardOutput.contains("\"agentRunning\" : true"))
