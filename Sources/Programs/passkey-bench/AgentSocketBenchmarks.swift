@@ -37,7 +37,8 @@ struct AgentSocketBenchmarks {
         let cpuAfter = agent.pid.flatMap(ProcessCPUTime.of)
 
         // The same round trip with a minimal C epoll server answering the agent's own answer line.
-        let floorServer = try RunningEpollFloor(executable: epollFloor, answer: first)
+        let floorServer = try PrivateDaemon(name: "passkey-bench-epoll", executable: try Programs.built(epollFloor),
+                                            socketName: "floor.sock") { _, socketPath in ([socketPath, first], [:]) }
         defer { floorServer.stop() }
         let floorClient = try LineClient.agent(at: floorServer.socketPath)
         let floor = try BenchError.during("round trips with the C epoll server") {

@@ -49,43 +49,37 @@ final class RunningPasskeyAgent {
     func stop() { harness.process?.stop() }
 }
 
-/// OpenSSH's `ssh-agent` holding one Ed25519 key, on a private socket: the
-/// floor for "a command-line program asks a per-user agent".
-final class RunningSSHAgent {
+/// A program the benchmark runs beside ours, listening on a Unix socket in
+/// a temporary directory of its own: started there, waited for until its
+/// socket takes a connection, stopped with SIGTERM and its directory removed.
+final class PrivateDaemon {
     let directory: String
+    let socketPath: String
+    /// The benchmark's environment with the daemon's own variables: what its clients run with.
     let environment: [String: String]
     private let process: RunningProcess
 
-    init(sshAgent: String, sshAdd: String, sshKeygen: String) throws(BenchError) {
-        let directory = try BenchError.during("making a directory for ssh-agent") {
-            try TemporaryDirectory.make(prefix: "passkey-bench-ssh")
+    /// `setUp` gives the program's arguments and its variables (added to the
+    /// benchmark's environment) from its directory and socket path.
+    init(name: String, executable: String, socketName: String,
+         setUp: (_ directory: String, _ socketPath: String) -> (arguments: [String], environment: [String: String])) throws(BenchError) {
+        let directory = try BenchError.during("making a directory for \(name)") {
+            try TemporaryDirectory.make(prefix: "passkey-bench-\(name)")
         }
         self.directory = directory
-        let socketPath = directory + "/agent.sock"
-        var environment = ProcessEnvironment.current
-        environment["SSH_AUTH_SOCK"] = socketPath
-        self.environment = environment
-        // -D: stay in the foreground (no fork), so SIGTERM reaches it.
+        let socketPath = directory + "/" + socketName
+        self.socketPath = socketPath
+        let (arguments, variables) = setUp(directory, socketPath)
+        environment = ProcessEnvironment.current.merging(variables) { $1 }
         do throws(HarnessError) {
-            process = try RunningProcess(sshAgent, ["-D", "-a", socketPath], environment: environment,
-                                         directory: directory, name: "ssh-agent")
+            process = try RunningProcess(executable, arguments, environment: environment, directory: directory, name: name)
         } catch {
             TemporaryDirectory.remove(directory)
-            throw .stepFailed("starting ssh-agent", reason: error.description)
+            throw .stepFailed("starting \(name)", reason: error.description)
         }
         do throws(BenchError) {
-            try BenchError.during("starting ssh-agent") {
-                try process.waitUntil("ssh-agent listens on \(socketPath)", timeout: 15) { (try? LineClient(path: socketPath)) != nil }
-            }
-            let key = directory + "/id_ed25519"
-            let (generated, added) = try BenchError.during("loading a key into ssh-agent") {
-                (try ProcessResult.run(sshKeygen, ["-q", "-t", "ed25519", "-N", "", "-C", "passkey-bench", "-f", key],
-                                       standardInput: nil, environment: environment, scratch: directory, timeout: 30).status,
-                 try ProcessResult.run(sshAdd, ["-q", key], standardInput: nil, environment: environment,
-                                       scratch: directory, timeout: 30).status)
-            }
-            guard generated == 0, added == 0 else {
-                throw .stepFailed("loading a key into ssh-agent", reason: "ssh-keygen exited \(generated), ssh-add exited \(added)")
+            try BenchError.during("starting \(name)") {
+                try process.waitUntil("\(name) listens on \(socketPath)", timeout: 15) { (try? LineClient(path: socketPath)) != nil }
             }
         } catch {
             stop()
@@ -99,44 +93,36 @@ final class RunningSSHAgent {
     }
 }
 
-/// `passkey-bench-epoll`, the floor for a socket round trip: a minimal
-/// single-threaded C epoll server that answers each line with one fixed
-/// line, on a private socket.
-final class RunningEpollFloor {
-    let directory: String
-    let socketPath: String
-    private let process: RunningProcess
+/// OpenSSH's `ssh-agent` holding one Ed25519 key, on a private socket: the
+/// floor for "a command-line program asks a per-user agent".
+final class RunningSSHAgent {
+    private let daemon: PrivateDaemon
+    var environment: [String: String] { daemon.environment }
 
-    /// `answer`: the line it answers with (without its newline), e.g. the agent's own answer, so both send as many bytes.
-    init(executable: String, answer: String) throws(BenchError) {
-        let executable = try Programs.built(executable)
-        let directory = try BenchError.during("making a directory for passkey-bench-epoll") {
-            try TemporaryDirectory.make(prefix: "passkey-bench-epoll")
-        }
-        self.directory = directory
-        let socketPath = directory + "/floor.sock"
-        self.socketPath = socketPath
-        do throws(HarnessError) {
-            process = try RunningProcess(executable, [socketPath, answer], environment: ProcessEnvironment.current,
-                                         directory: directory, name: "passkey-bench-epoll")
-        } catch {
-            TemporaryDirectory.remove(directory)
-            throw .stepFailed("starting passkey-bench-epoll", reason: error.description)
+    init(sshAgent: String, sshAdd: String, sshKeygen: String) throws(BenchError) {
+        // -D: stay in the foreground (no fork), so SIGTERM reaches it.
+        daemon = try PrivateDaemon(name: "ssh-agent", executable: sshAgent, socketName: "agent.sock") { _, socketPath in
+            (["-D", "-a", socketPath], ["SSH_AUTH_SOCK": socketPath])
         }
         do throws(BenchError) {
-            try BenchError.during("starting passkey-bench-epoll") {
-                try process.waitUntil("passkey-bench-epoll listens on \(socketPath)", timeout: 15) { (try? LineClient(path: socketPath)) != nil }
+            let key = daemon.directory + "/id_ed25519"
+            let (environment, directory) = (daemon.environment, daemon.directory)
+            let (generated, added) = try BenchError.during("loading a key into ssh-agent") {
+                (try ProcessResult.run(sshKeygen, ["-q", "-t", "ed25519", "-N", "", "-C", "passkey-bench", "-f", key],
+                                       standardInput: nil, environment: environment, scratch: directory, timeout: 30).status,
+                 try ProcessResult.run(sshAdd, ["-q", key], standardInput: nil, environment: environment,
+                                       scratch: directory, timeout: 30).status)
+            }
+            guard generated == 0, added == 0 else {
+                throw .stepFailed("loading a key into ssh-agent", reason: "ssh-keygen exited \(generated), ssh-add exited \(added)")
             }
         } catch {
-            stop()
+            daemon.stop()
             throw error
         }
     }
 
-    func stop() {
-        process.stop()
-        TemporaryDirectory.remove(directory)
-    }
+    func stop() { daemon.stop() }
 }
 
 /// A process's command name (/proc/PID/comm, at most 15 bytes), e.g. `passkey-agent`.

@@ -18,38 +18,18 @@ final class RunningOIDCAgent {
         var scope: String
     }
 
-    let directory: String
-    let socketPath: String
+    private let daemon: PrivateDaemon
+    var socketPath: String { daemon.socketPath }
     /// What `oidc-token` needs to find this agent (and only this one).
-    let environment: [String: String]
-    private let process: RunningProcess
+    var environment: [String: String] { daemon.environment }
 
     init(oidcAgent: String, oidcGen: String, account: Account) throws(BenchError) {
-        let directory = try BenchError.during("making a directory for oidc-agent") {
-            try TemporaryDirectory.make(prefix: "passkey-bench-oidc")
+        // -d: the console, no fork, so SIGTERM reaches it; --no-autoload: never a prompt.
+        daemon = try PrivateDaemon(name: "oidc-agent", executable: oidcAgent, socketName: "oidc-agent.sock") { directory, socketPath in
+            (["-d", "-a", socketPath, "--no-autoload", "--quiet"], ["HOME": directory, "OIDC_SOCK": socketPath])
         }
-        self.directory = directory
-        let socketPath = directory + "/oidc-agent.sock"
-        self.socketPath = socketPath
-        var environment = ProcessEnvironment.current
-        environment["HOME"] = directory
-        environment["OIDC_SOCK"] = socketPath
-        self.environment = environment
-        do throws(HarnessError) {
-            // -d: the console, no fork, so SIGTERM reaches it; --no-autoload: never a prompt.
-            process = try RunningProcess(oidcAgent, ["-d", "-a", socketPath, "--no-autoload", "--quiet"],
-                                         environment: environment, directory: directory, name: "oidc-agent")
-        } catch {
-            TemporaryDirectory.remove(directory)
-            throw .stepFailed("starting oidc-agent", reason: error.description)
-        }
-        do throws(BenchError) {
-            try BenchError.during("starting oidc-agent") {
-                try process.waitUntil("oidc-agent listens on \(socketPath)", timeout: 15) { (try? LineClient(path: socketPath)) != nil }
-            }
-            try importAccount(account, oidcGen: oidcGen)
-        } catch {
-            stop()
+        do throws(BenchError) { try importAccount(account, oidcGen: oidcGen) } catch {
+            daemon.stop()
             throw error
         }
     }
@@ -65,6 +45,7 @@ final class RunningOIDCAgent {
             var scope: String
             var redirect_uris = ["http://127.0.0.1:4242"]
         }
+        let directory = daemon.directory
         let file = directory + "/client.json"
         let text: String
         do {
@@ -89,8 +70,5 @@ final class RunningOIDCAgent {
         }
     }
 
-    func stop() {
-        process.stop()
-        TemporaryDirectory.remove(directory)
-    }
+    func stop() { daemon.stop() }
 }
