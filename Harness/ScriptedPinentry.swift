@@ -27,9 +27,12 @@ public struct ScriptedPinentry: Sendable {
         try self.answer(answer)
     }
 
-    /// From now on, answers every CONFIRM with `answer`.
-    public func answer(_ answer: Answer) throws(HarnessError) {
-        let confirm = answer == .allow ? "echo OK" : "echo 'ERR 83886194 Not confirmed <Pinentry>'"
+    /// From now on, answers every CONFIRM with `answer`; with `gate` (a
+    /// FIFO, `makeGate`), only once the test opens it (`openGate`): the
+    /// person takes as long as the test needs, mid-operation.
+    public func answer(_ answer: Answer, gate: String? = nil) throws(HarnessError) {
+        let reply = answer == .allow ? "echo OK" : "echo 'ERR 83886194 Not confirmed <Pinentry>'"
+        let confirm = gate.map { "read -r _ < '\($0)'; \(reply)" } ?? reply
         let script = """
         #!/bin/sh
         echo "OK Pleased to meet you"
@@ -58,6 +61,20 @@ public struct ScriptedPinentry: Sendable {
             }
         }
         return shown
+    }
+
+    /// A FIFO at `path` for `answer(_:gate:)`.
+    public static func makeGate(at path: String) throws(HarnessError) {
+        guard mkfifo(path, 0o600) == 0 else { throw .system("mkfifo \(path)") }
+    }
+
+    /// Lets the CONFIRM waiting on `gate` be answered. The pinentry already
+    /// reads it (its log shows the CONFIRM), so the open does not wait.
+    public static func openGate(_ gate: String) throws(HarnessError) {
+        let fd = open(gate, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system("open \(gate)") }
+        defer { close(fd) }
+        guard write(fd, "\n", 1) == 1 else { throw .system("write \(gate)") }
     }
 
     /// `PASSKEY_PINENTRY` for an environment.

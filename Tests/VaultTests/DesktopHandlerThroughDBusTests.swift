@@ -72,12 +72,26 @@ import Glibc
         try control.waitUntil("the watch sees the control process") { watch.sightings.contains { $0.pid == control.pid } }
         _ = control.stop(signal: SIGKILL)
 
+        // The person confirms only once the watch has read all of /proc at
+        // least once more while the link is being handled (the agent is
+        // then mid-invoke, asking): the race at its most favourable to the
+        // watch, however fast the agent or slow a loaded machine's /proc.
+        let pinentry = try #require(agent.pinentry)
+        let gate = home + "/confirm-gate"
+        try ScriptedPinentry.makeGate(at: gate)
+        try pinentry.answer(.allow, gate: gate)
+
         // `gio open` stands in for the browser, which holds the link in its
         // own memory; its own command line is the one place the link may be.
         let passesBefore = watch.passes
         let opener = try RunningProcess("/usr/bin/env", ["gio", "open", bindURL], environment: bus.environment, directory: home, name: "gio-open")
         #expect(opener.waitForExit(timeout: 60) == 0, "\(opener.standardError)")
         let busLog = bus.process
+        try busLog.waitUntil("the agent asks the person", timeout: 90) { !pinentry.confirmations.isEmpty || busLog.standardError.contains("failed:") }
+        try #require(!pinentry.confirmations.isEmpty, "the agent failed before asking: \(busLog.standardError)")
+        let asked = watch.passes
+        try busLog.waitUntil("the watch reads all of /proc while the person is asked") { watch.passes >= asked + 2 }
+        try ScriptedPinentry.openGate(gate)
         try busLog.waitUntil("the activated agent binds the passkey", timeout: 90) {
             busLog.standardError.contains("bound a passkey for Alice") || busLog.standardError.contains("failed:")
         }
@@ -97,7 +111,6 @@ import Glibc
         // (The daemon's own lines name the launcher's command, cut short.)
         let agentLog = busLog.standardError.split(separator: "\n").filter { !$0.hasPrefix("dbus-daemon[") }.joined(separator: "\n")
         #expect(!agentLog.contains(token), "the agent's log never holds the token")
-        let pinentry = try #require(agent.pinentry)
         #expect(pinentry.confirmations.count == 1, "the person was asked once, through pinentry: \(pinentry.confirmations)")
 
         // The link was spent by that bind: the agent (now on its socket too) refuses it again.
