@@ -48,4 +48,39 @@ import TestSupport
     func anythingElseIsLeftToTheUsualPath(_ line: String) {
         #expect(TokenGetWire.answer(Array(line.utf8), id: 1) == nil)
     }
+
+    // The agent's side: the plain request line, read by hand before any JSONDecoder.
+
+    @Test func thePlainRequestReadsAsRequestParserReadsIt() throws {
+        let line = try #require(TokenGetWire.request(id: 7, account: "work@example.org", minValid: 120))
+        let read = try #require(TokenGetWire.readRequest(line))
+        #expect(read.id == 7 && read.params == TokenGetMethod.Params(account: "work@example.org", minValid: 120))
+        let spaced = #" { "params" : { "idToken" : false , "scope" : "openid" , "account" : "a\/b" } , "method" : "token.get" , "id" : -3 , "jsonrpc" : "2.0" } "#
+        let other = try #require(TokenGetWire.readRequest(Array(spaced.utf8)))
+        #expect(other.id == -3 && other.params == TokenGetMethod.Params(account: "a/b", scope: "openid", idToken: false))
+        // Just inside the range the usual way holds exactly (params numbers are Doubles in `JSONValue`).
+        let edge = #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","minValid":9007199254740991}}"#
+        #expect(TokenGetWire.readRequest(Array(edge.utf8))?.params.minValid == 9_007_199_254_740_991)
+    }
+
+    @Test(arguments: [
+        #"{"jsonrpc":"2.0","id":"1","method":"token.get","params":{"account":"x"}}"#,  // a string id
+        #"{"jsonrpc":"2.0","id":1,"method":"token.put","params":{"account":"x"}}"#,  // another method
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get"}"#,  // no params
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{}}"#,  // no account
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","extra":1}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","account":"y"}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","minValid":null}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","minValid":9007199254740992}}"#,  // 2^53: the fuzz target's finding
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","minValid":-9007199254740992}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","minValid":60.0}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"\u0078"}}"#,
+        #"{"jsonrpc":"1.0","id":1,"method":"token.get","params":{"account":"x"}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x"},"extra":1}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x"}} trailing"#,
+    ])
+    func anyOtherRequestIsLeftToRequestParser(_ line: String) {
+        #expect(TokenGetWire.readRequest(Array(line.utf8)) == nil)
+    }
 }

@@ -28,7 +28,7 @@ public enum TokenGetWire {
     /// writes — in any member order, with any JSON spacing: an object of
     /// exactly `jsonrpc` "2.0", an integer `id`, `method` "token.get" and
     /// `params`, an object of `account` and optionally `minValid` (an
-    /// integer), `scope` (a string) and `idToken` (a boolean); strings of
+    /// integer within ±2^53), `scope` (a string) and `idToken` (a boolean); strings of
     /// printable ASCII (only `\/` escaped), no member twice, no nulls.
     /// Anything else is nil, and the line goes the usual way (RequestParser),
     /// which also gives every error. The fuzz target `token-request` checks
@@ -43,7 +43,9 @@ public enum TokenGetWire {
         for (key, value) in fields {
             switch (key, value) {
             case ("account", .string(let text)): account = text
-            case ("minValid", .integer(let seconds)): minValid = Int(exactly: seconds)
+            // Within ±2^53 only: the usual way holds params numbers as Doubles (`JSONValue`), exact up to there.
+            case ("minValid", .integer(let seconds)) where seconds > -Self.exactInDouble && seconds < Self.exactInDouble:
+                minValid = Int(exactly: seconds)
             case ("scope", .string(let text)): scope = text
             case ("idToken", .boolean(let flag)): idToken = flag
             default: return nil
@@ -52,6 +54,9 @@ public enum TokenGetWire {
         guard let account else { return nil }
         return (id, TokenGetMethod.Params(account: account, minValid: minValid, scope: scope, idToken: idToken))
     }
+
+    /// 2^53: integers in params beyond it read differently the usual way (the fuzz target found it).
+    static let exactInDouble: Int64 = 1 << 53
 
     /// The result of an answer line to request `id`, or nil for anything
     /// but a plain success line (see above).
