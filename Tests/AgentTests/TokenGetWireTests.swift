@@ -79,6 +79,7 @@ import TestSupport
         #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x"},"extra":1}"#,
         #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8}}"#,
         #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x"}} trailing"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"token.get","params":{"account":"x","scope":""# + String(repeating: "s", count: 4096) + #""}}"#,
     ])
     func anyOtherRequestIsLeftToRequestParser(_ line: String) {
         #expect(TokenGetWire.readRequest(Array(line.utf8)) == nil)

@@ -34,6 +34,7 @@ public enum TokenGetWire {
     /// which also gives every error. The fuzz target `token-request` checks
     /// that whatever this reads, RequestParser reads the same.
     public static func readRequest(_ line: [UInt8]) -> (id: Int64, params: TokenGetMethod.Params)? {
+        guard line.count <= maxRequestBytes else { return nil }
         var reader = Reader(bytes: line)
         guard let top = reader.object(allowingNested: true), reader.atEnd, top.count == 4,
               case .string("2.0")? = member("jsonrpc", of: top), case .integer(let id)? = member("id", of: top),
@@ -54,6 +55,11 @@ public enum TokenGetWire {
         guard let account else { return nil }
         return (id, TokenGetMethod.Params(account: account, minValid: minValid, scope: scope, idToken: idToken))
     }
+
+    /// Longer lines are never read by hand (`readRequest` says nil to
+    /// them): a plain `token.get` is a few hundred bytes, and the agent need
+    /// not copy a megabyte `token.put` line only to hand it on.
+    public static let maxRequestBytes = 4096
 
     /// 2^53: integers in params beyond it read differently the usual way (the fuzz target found it).
     static let exactInDouble: Int64 = 1 << 53

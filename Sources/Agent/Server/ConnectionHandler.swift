@@ -132,7 +132,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         // hand and answered at once, before any JSONDecoder. Not through a
         // forward (its requests are confirmed first, in a task), and not
         // ahead of this client's earlier requests.
-        if forward == nil, state.holdsNoTurn, let answer = core.dispatchFast(line: Array(line)) {
+        if forward == nil, state.holdsNoTurn, line.count <= TokenGetWire.maxRequestBytes,
+           let answer = core.dispatchFast(line: Array(line)) {
             state.respond(id: answer.id, encodedResult: answer.result)
             return
         }
