@@ -198,6 +198,8 @@ let package = Package(
         .testTarget(name: "PIVWireTests", dependencies: ["TestSupport", "PIVWire", "Hexadecimal"]),
         .testTarget(name: "HexadecimalTests", dependencies: ["TestSupport", "Hexadecimal"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
+        // AgentCore's method table called in-process: no socket, no child process.
+        .testTarget(name: "AgentCoreTests", dependencies: ["TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),

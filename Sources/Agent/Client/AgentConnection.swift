@@ -47,7 +47,7 @@ public final class AgentConnection {
         guard let request = TokenGetWire.request(id: 1, account: account, minValid: minValid),
               let socket = try? UnixSocket.connect(path: path, timeout: connectTimeout),
               socket.write(request, deadline: .now + writeTimeout),
-              let line = try? socket.readLine(deadline: .now + ResponseDeadline.forMethod(TokenGetMethod.name)) else { return nil }
+              let line = try? socket.readLine(deadline: .now + ResponseDeadline.forMethod(TokenGetMethod.self)) else { return nil }
         return TokenGetWire.answer(line, id: 1)
     }
 
@@ -74,7 +74,7 @@ public final class AgentConnection {
             // close) before the request went out: that line says why.
             throw connectionError() ?? lost()
         }
-        let patience = ResponseDeadline.forMethod(M.name)
+        let patience = ResponseDeadline.forMethod(M.self)
         let deadline = ContinuousClock.now + patience
         var unanswered: AgentError?
         while true {

@@ -16,8 +16,8 @@ enum ResponseDeadline {
     static let agentRequestLimit = Duration.seconds(300)
     static let mayWaitForAPerson = agentRequestLimit + .seconds(15)
 
-    static func forMethod(_ name: String) -> Duration {
-        switch AnswerWait(method: name) {
+    static func forMethod<M: AgentMethod>(_ method: M.Type) -> Duration {
+        switch M.answerWait {
         case .nothing: return quick
         case .machine: return noPerson
         case .person: return mayWaitForAPerson

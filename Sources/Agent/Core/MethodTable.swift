@@ -23,6 +23,7 @@ public final class MethodTable: Sendable {
     typealias FastPath = @Sendable ([UInt8]) -> (id: RPCID, result: [UInt8])?
 
     private let json: [String: JSONHandler]
+    private let waits: [String: AnswerWait]
     private let quick: [String: QuickHandler]
     private let fast: [FastPath]
     private let typed: [ObjectIdentifier: any Sendable]
@@ -31,13 +32,19 @@ public final class MethodTable: Sendable {
         var builder = Builder()
         build(&builder)
         json = builder.json
+        waits = builder.waits
         quick = builder.quick
+        // A method that waits on nothing is answered on the I/O thread, so it must have a quick handler.
+        for (name, wait) in waits where wait == .nothing {
+            precondition(quick[name] != nil, "\(name) waits on nothing but is not registered with registerQuick")
+        }
         fast = builder.fast
         typed = builder.typed
     }
 
     struct Builder {
         fileprivate var json: [String: JSONHandler] = [:]
+        fileprivate var waits: [String: AnswerWait] = [:]
         fileprivate var quick: [String: QuickHandler] = [:]
         fileprivate var fast: [FastPath] = []
         fileprivate var typed: [ObjectIdentifier: any Sendable] = [:]
@@ -51,6 +58,7 @@ public final class MethodTable: Sendable {
                 do { return .success(try await handler(params, interaction)) } catch { return .failure(AgentError(error)) }
             }
             typed[ObjectIdentifier(method)] = TypedHandler<M>(run: run)
+            waits[M.name] = M.answerWait
             json[M.name] = { params, interaction in
                 switch decode(M.self, params) {
                 case .failure(let error): return .failure(error)
@@ -64,6 +72,7 @@ public final class MethodTable: Sendable {
         mutating func registerQuick<M: AgentMethod>(
             _ method: M.Type, _ handler: @escaping @Sendable (M.Params) throws -> M.Result
         ) {
+            precondition(M.answerWait == .nothing, "\(M.name) is quick but declares that it waits on \(M.answerWait)")
             register(method) { params, _ in try handler(params) }
             quick[M.name] = { params in
                 switch decode(M.self, params) {
@@ -100,6 +109,10 @@ public final class MethodTable: Sendable {
     }
 
     public var methodNames: [String] { json.keys.sorted() }
+
+    /// What answering `method` may wait on, as the method declares it; an
+    /// unknown method counts as waiting on a person (the longest wait, no turns).
+    public func answerWait(method: String) -> AnswerWait { waits[method] ?? .person }
 
     /// Runs `method` with JSON params; unknown methods are `method_not_found`.
     public func dispatch(method: String, params: JSONValue?, interaction: any UserInteraction) async throws(AgentError) -> JSONValue {

@@ -1,10 +1,14 @@
-/// One method of the socket protocol: its name and the types of its params
-/// and result. The agent's dispatcher and the CLI's client both go through
-/// these, so the wire format is defined once.
+/// One method of the socket protocol: its name, the types of its params
+/// and result, and what answering it may wait on. The agent's dispatcher
+/// and the CLI's client both go through these, so the wire format and the
+/// method's timing class are each declared once, here.
 public protocol AgentMethod: Sendable {
     associatedtype Params: Codable & Sendable
     associatedtype Result: Codable & Sendable
     static var name: String { get }
+    /// Read by the server (turn-taking, answering on the I/O thread) and the
+    /// client (how long it waits for the answer): see `AnswerWait`.
+    static var answerWait: AnswerWait { get }
 }
 
 /// Params of a method that takes none: `{}` or no `params` at all.

@@ -1,4 +1,5 @@
-/// What answering a method may wait on.
+/// What answering a method may wait on; each method declares it
+/// (`AgentMethod.answerWait`).
 ///
 /// Both sides size things by it: a client, how long it waits for the answer
 /// before it calls the agent stuck; the agent, whether a connection may run
@@ -14,19 +15,6 @@ public enum AnswerWait: Sendable, Equatable {
     case machine
     /// A touch, a PIN, a card, or a queue of requests to one device.
     /// Unknown methods count as this: the longest wait, and no turn-taking.
+    /// (`login.begin` is one: an okta-idx login reaches a key ceremony.)
     case person
-
-    public init(method: String) {
-        switch method {
-        case AgentStatusMethod.name, AgentLockMethod.name:
-            self = .nothing
-        case TokenGetMethod.name, TokenPutMethod.name, TokenListMethod.name, TokenDeleteMethod.name,
-             VaultStatusMethod.name, VaultRemoveSlotMethod.name, DevicesListMethod.name,
-             LoginBeginMethod.name, LoginCompleteMethod.name, LoginCancelMethod.name, LogoutMethod.name,
-             InvokeCheckMethod.name:
-            self = .machine
-        default:
-            self = .person
-        }
-    }
 }

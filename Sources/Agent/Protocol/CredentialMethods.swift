@@ -3,6 +3,7 @@
 /// (or its fingerprint, on a key with one).
 public enum CredentialsListMethod: AgentMethod {
     public static let name = "credentials.list"
+    public static let answerWait = AnswerWait.person
     public typealias Result = CredentialList
 
     public struct Params: Codable, Sendable, Equatable {
@@ -26,6 +27,7 @@ public enum CredentialsListMethod: AgentMethod {
 /// its credential id. An id the key does not hold is `not_found`.
 public enum CredentialsDeleteMethod: AgentMethod {
     public static let name = "credentials.delete"
+    public static let answerWait = AnswerWait.person
     public typealias Result = DeletedCredential
 
     public struct Params: Codable, Sendable, Equatable {

@@ -2,6 +2,7 @@
 /// "Forwarding"). Served only on the agent's own socket, never through a forward.
 public enum ForwardOpenMethod: AgentMethod {
     public static let name = "forward.open"
+    public static let answerWait = AnswerWait.person
     public typealias Result = ForwardInfo
 
     public struct Params: Codable, Sendable, Equatable {
@@ -26,6 +27,7 @@ public enum ForwardOpenMethod: AgentMethod {
 /// `forward.list`: the forwarding sockets open now.
 public enum ForwardListMethod: AgentMethod {
     public static let name = "forward.list"
+    public static let answerWait = AnswerWait.person
     public typealias Params = NoParams
     public typealias Result = ForwardList
 }
@@ -33,6 +35,7 @@ public enum ForwardListMethod: AgentMethod {
 /// `forward.close`: closes one forwarding socket and removes its file.
 public enum ForwardCloseMethod: AgentMethod {
     public static let name = "forward.close"
+    public static let answerWait = AnswerWait.person
     public typealias Result = ForwardInfo
 
     public struct Params: Codable, Sendable, Equatable {

@@ -81,6 +81,7 @@ public struct IDXNotice: Codable, Sendable, Equatable {
 /// `remediation: "cancel"` ends the sign-in at the server and in the agent.
 public enum LoginIDXProceedMethod: AgentMethod {
     public static let name = "login.idx.proceed"
+    public static let answerWait = AnswerWait.person
     public typealias Result = IDXStep
 
     public struct Params: Codable, Sendable, Equatable {

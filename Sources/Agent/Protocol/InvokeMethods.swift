@@ -11,6 +11,7 @@
 /// anyone touches a key, as a phishing check).
 public enum InvokeCheckMethod: AgentMethod {
     public static let name = "invoke.check"
+    public static let answerWait = AnswerWait.machine
     public typealias Result = InvokeCheck
 
     public struct Params: Codable, Sendable, Equatable {
@@ -61,6 +62,7 @@ public struct InvokeCheck: Codable, Sendable, Equatable {
 /// for the IdP. redirect: handed to its login.
 public enum InvokeMethod: AgentMethod {
     public static let name = "invoke"
+    public static let answerWait = AnswerWait.person
     public typealias Result = InvokeResult
 
     public struct Params: Codable, Sendable, Equatable {

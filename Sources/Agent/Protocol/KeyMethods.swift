@@ -2,6 +2,7 @@
 /// and its retry counters. Opens the key; asks nothing of the person.
 public enum KeyInfoMethod: AgentMethod {
     public static let name = "key.info"
+    public static let answerWait = AnswerWait.person
     public typealias Result = KeyInfo
 
     public struct Params: Codable, Sendable, Equatable {
@@ -15,6 +16,7 @@ public enum KeyInfoMethod: AgentMethod {
 /// its PIN. Keys allow it only within 10 s of power-up, with a touch.
 public enum KeyResetMethod: AgentMethod {
     public static let name = "key.reset"
+    public static let answerWait = AnswerWait.person
     public typealias Result = KeyResetReport
 
     public struct Params: Codable, Sendable, Equatable {

@@ -26,6 +26,7 @@ public enum LoginFlow: String, Codable, Sendable, CaseIterable {
 /// with what to show; `login.wait` then waits for the end.
 public enum LoginBeginMethod: AgentMethod {
     public static let name = "login.begin"
+    public static let answerWait = AnswerWait.person
     public typealias Result = LoginStarted
 
     public struct Params: Codable, Sendable, Equatable {
@@ -158,6 +159,7 @@ public struct LoginStarted: Codable, Sendable, Equatable {
 /// login (a device code may live 30 minutes).
 public enum LoginWaitMethod: AgentMethod {
     public static let name = "login.wait"
+    public static let answerWait = AnswerWait.person
     public typealias Result = LoginWaitResult
 
     public struct Params: Codable, Sendable, Equatable {
@@ -213,6 +215,7 @@ public struct LoginResult: Codable, Sendable, Equatable {
 /// keeps waiting; a provider's refusal (`error=…`) ends it.
 public enum LoginCompleteMethod: AgentMethod {
     public static let name = "login.complete"
+    public static let answerWait = AnswerWait.machine
     public typealias Result = LoginCompleted
 
     public struct Params: Codable, Sendable, Equatable {
@@ -238,6 +241,7 @@ public struct LoginCompleted: Codable, Sendable, Equatable {
 /// `login.cancel`: ends the account's login in flight (its `login.wait` answers `cancelled`).
 public enum LoginCancelMethod: AgentMethod {
     public static let name = "login.cancel"
+    public static let answerWait = AnswerWait.machine
     public typealias Result = LoginCompleted
 
     public struct Params: Codable, Sendable, Equatable {
@@ -250,6 +254,7 @@ public enum LoginCancelMethod: AgentMethod {
 /// access token, then the account's tokens and login settings are removed.
 public enum LogoutMethod: AgentMethod {
     public static let name = "login.logout"
+    public static let answerWait = AnswerWait.machine
     public typealias Result = LogoutResult
 
     public struct Params: Codable, Sendable, Equatable {

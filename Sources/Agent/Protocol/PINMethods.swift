@@ -1,6 +1,7 @@
 /// `pin.set`: give a security key its first PIN.
 public enum PINSetMethod: AgentMethod {
     public static let name = "pin.set"
+    public static let answerWait = AnswerWait.person
     public typealias Result = PINStatus
 
     public struct Params: Codable, Sendable, Equatable {
@@ -18,6 +19,7 @@ public enum PINSetMethod: AgentMethod {
 /// `pin_invalid` with `triesLeft`.
 public enum PINChangeMethod: AgentMethod {
     public static let name = "pin.change"
+    public static let answerWait = AnswerWait.person
     public typealias Result = PINStatus
 
     public struct Params: Codable, Sendable, Equatable {

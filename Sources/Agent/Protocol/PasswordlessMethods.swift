@@ -18,6 +18,7 @@ public struct PasswordlessOverrides: Codable, Sendable, Equatable {
 /// register token from the app's backend; answers the verify token.
 public enum PasskeyRegisterMethod: AgentMethod {
     public static let name = "passkey.register"
+    public static let answerWait = AnswerWait.person
 
     public struct Params: Codable, Sendable, Equatable {
         public var token: String
@@ -46,6 +47,7 @@ public enum PasskeyRegisterMethod: AgentMethod {
 /// credential; answers the verify token.
 public enum PasskeySignInMethod: AgentMethod {
     public static let name = "passkey.signin"
+    public static let answerWait = AnswerWait.person
 
     public struct Params: Codable, Sendable, Equatable {
         /// Exactly one of `alias`, `userId`, `discoverable: true`.

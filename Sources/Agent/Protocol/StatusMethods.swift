@@ -1,6 +1,7 @@
 /// `agent.status`: is the agent alive, which version, what is it doing.
 public enum AgentStatusMethod: AgentMethod {
     public static let name = "agent.status"
+    public static let answerWait = AnswerWait.nothing
     public typealias Params = NoParams
     public typealias Result = AgentStatus
 }
@@ -76,6 +77,7 @@ public struct DeviceSummary: Codable, Sendable, Equatable {
 /// `devices.list`: every usable authenticator with what it can do.
 public enum DevicesListMethod: AgentMethod {
     public static let name = "devices.list"
+    public static let answerWait = AnswerWait.machine
     public typealias Params = DeviceChoice
     public typealias Result = DeviceList
 }

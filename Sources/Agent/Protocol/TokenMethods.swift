@@ -2,6 +2,7 @@
 /// refreshed first when needed. The only method that returns a token.
 public enum TokenGetMethod: AgentMethod {
     public static let name = "token.get"
+    public static let answerWait = AnswerWait.machine
     public typealias Result = AccessTokenResult
 
     public struct Params: Codable, Sendable, Equatable {
@@ -49,6 +50,7 @@ public struct AccessTokenResult: Codable, Sendable, Equatable {
 /// `token.put`: stores an account's tokens (replacing any stored before).
 public enum TokenPutMethod: AgentMethod {
     public static let name = "token.put"
+    public static let answerWait = AnswerWait.machine
     public typealias Result = TokenSummary
 
     public struct Params: Codable, Sendable, Equatable {
@@ -68,6 +70,7 @@ public enum TokenPutMethod: AgentMethod {
 /// `token.list`: every stored account, without a single token.
 public enum TokenListMethod: AgentMethod {
     public static let name = "token.list"
+    public static let answerWait = AnswerWait.machine
     public typealias Params = NoParams
     public typealias Result = TokenList
 }
@@ -118,6 +121,7 @@ public struct LoginAccount: Codable, Sendable, Equatable {
 /// `token.delete`: forgets an account's tokens.
 public enum TokenDeleteMethod: AgentMethod {
     public static let name = "token.delete"
+    public static let answerWait = AnswerWait.machine
     public typealias Result = TokenDeleteResult
 
     public struct Params: Codable, Sendable, Equatable {

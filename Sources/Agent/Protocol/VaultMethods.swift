@@ -26,6 +26,7 @@ public struct VaultSlotParams: Codable, Sendable, Equatable {
 /// `agent.unlock`: opens the vault with a PIV card (PIN) or a FIDO2 key (touch, UV or PIN).
 public enum AgentUnlockMethod: AgentMethod {
     public static let name = "agent.unlock"
+    public static let answerWait = AnswerWait.person
     public typealias Params = VaultSlotParams
     public typealias Result = VaultStatusReport
 }
@@ -33,6 +34,7 @@ public enum AgentUnlockMethod: AgentMethod {
 /// `agent.lock`: closes the vault and wipes its key from memory.
 public enum AgentLockMethod: AgentMethod {
     public static let name = "agent.lock"
+    public static let answerWait = AnswerWait.nothing
     public typealias Params = NoParams
     public typealias Result = LockResult
 }
@@ -52,6 +54,7 @@ public struct LockResult: Codable, Sendable, Equatable {
 /// `vault.init`: creates the vault with its first key slot and leaves it unlocked.
 public enum VaultInitMethod: AgentMethod {
     public static let name = "vault.init"
+    public static let answerWait = AnswerWait.person
     public typealias Params = VaultSlotParams
     public typealias Result = VaultStatusReport
 }
@@ -59,6 +62,7 @@ public enum VaultInitMethod: AgentMethod {
 /// `vault.addSlot`: adds a key slot (the vault must be unlocked).
 public enum VaultAddSlotMethod: AgentMethod {
     public static let name = "vault.addSlot"
+    public static let answerWait = AnswerWait.person
     public typealias Params = VaultSlotParams
     public typealias Result = VaultStatusReport
 }
@@ -67,6 +71,7 @@ public enum VaultAddSlotMethod: AgentMethod {
 /// unlocked); the last slot is never removed.
 public enum VaultRemoveSlotMethod: AgentMethod {
     public static let name = "vault.removeSlot"
+    public static let answerWait = AnswerWait.machine
     public typealias Result = VaultStatusReport
 
     public struct Params: Codable, Sendable, Equatable {
@@ -79,6 +84,7 @@ public enum VaultRemoveSlotMethod: AgentMethod {
 /// `vault.status`: the vault's slots, entry count and lock state. No secrets.
 public enum VaultStatusMethod: AgentMethod {
     public static let name = "vault.status"
+    public static let answerWait = AnswerWait.machine
     public typealias Params = NoParams
     public typealias Result = VaultStatusReport
 }

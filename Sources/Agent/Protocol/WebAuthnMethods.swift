@@ -4,6 +4,7 @@ import WebAuthnJSON
 /// browser would run it for `origin`.
 public enum WebAuthnCreateMethod: AgentMethod {
     public static let name = "webauthn.create"
+    public static let answerWait = AnswerWait.person
     public typealias Result = RegistrationResponseJSON
 
     public struct Params: Codable, Sendable, Equatable {
@@ -29,6 +30,7 @@ public enum WebAuthnCreateMethod: AgentMethod {
 /// `webauthn.get`: an authentication ceremony on a security key.
 public enum WebAuthnGetMethod: AgentMethod {
     public static let name = "webauthn.get"
+    public static let answerWait = AnswerWait.person
     public typealias Result = AuthenticationResponseJSON
 
     public struct Params: Codable, Sendable, Equatable {

@@ -184,7 +184,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private func start(_ request: RPCRequest, id: RPCID, state: ConnectionState) {
         let core = self.core, limits = self.limits, logger = self.logger, forward = self.forward
         let interaction = ServerInteraction(id: id, connection: state, answerTimeout: limits.answerTimeout)
-        let accepted = state.begin(id, takesTurns: AnswerWait(method: request.method) == .machine) {
+        let accepted = state.begin(id, takesTurns: core.methods.answerWait(method: request.method) == .machine) {
             Task {
                 let started = ContinuousClock.now
                 let deadline = RequestDeadline(limit: limits.requestTimeout, on: state.channel.eventLoop) { state.cancel(id) }

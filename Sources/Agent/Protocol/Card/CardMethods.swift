@@ -1,6 +1,7 @@
 /// `card.list`: readers, cards, their applications, PIN tries and keys.
 public enum CardListMethod: AgentMethod {
     public static let name = "card.list"
+    public static let answerWait = AnswerWait.person
     public typealias Params = NoParams
     public typealias Result = CardInventoryReport
 }
@@ -8,6 +9,7 @@ public enum CardListMethod: AgentMethod {
 /// `card.plan`: what `card.setup` would do to the card in `reader`; changes nothing.
 public enum CardPlanMethod: AgentMethod {
     public static let name = "card.plan"
+    public static let answerWait = AnswerWait.person
     public typealias Result = CardSetupPlan
 
     public struct Params: Codable, Sendable, Equatable {
@@ -25,6 +27,7 @@ public enum CardPlanMethod: AgentMethod {
 /// `card.setup`: a P-256 key in slot 9D and a self-signed certificate for it.
 public enum CardSetupMethod: AgentMethod {
     public static let name = "card.setup"
+    public static let answerWait = AnswerWait.person
     public typealias Result = CardSetupReport
 
     public struct Params: Codable, Sendable, Equatable {
@@ -47,6 +50,7 @@ public enum CardSetupMethod: AgentMethod {
 /// `card.pinStatus`: tries left for the PIN and the PUK (costs no try).
 public enum CardPINStatusMethod: AgentMethod {
     public static let name = "card.pinStatus"
+    public static let answerWait = AnswerWait.person
 
     public struct Params: Codable, Sendable, Equatable {
         /// The reader; the only PIV card present when absent.
@@ -70,6 +74,7 @@ public enum CardPINStatusMethod: AgentMethod {
 /// `card.changePIN`: change the PIN (or, with `puk: true`, the PUK). Every answer carries the tries left.
 public enum CardChangePINMethod: AgentMethod {
     public static let name = "card.changePIN"
+    public static let answerWait = AnswerWait.person
     public typealias Result = CardPINReport
 
     public struct Params: Codable, Sendable, Equatable {
@@ -90,6 +95,7 @@ public enum CardChangePINMethod: AgentMethod {
 /// `card.unblockPIN`: a new PIN set with the PUK.
 public enum CardUnblockPINMethod: AgentMethod {
     public static let name = "card.unblockPIN"
+    public static let answerWait = AnswerWait.person
     public typealias Result = CardPINReport
 
     public struct Params: Codable, Sendable, Equatable {
@@ -109,6 +115,7 @@ public enum CardUnblockPINMethod: AgentMethod {
 /// firmware 5.4 or later, else 3DES), returned once — it is a secret.
 public enum CardReplaceManagementKeyMethod: AgentMethod {
     public static let name = "card.replaceManagementKey"
+    public static let answerWait = AnswerWait.person
 
     public struct Params: Codable, Sendable, Equatable {
         public var reader: String
