@@ -19,6 +19,9 @@ let httpClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
+// Hummingbird's vocabulary (HTTPRequest, HTTPResponse.Status) and its service group: the devserver imports both itself.
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 
 /// Set by scripts/fuzz, which builds only `passkey-fuzz`, in its own scratch
 /// path (.build-fuzz), so the normal build never sees these flags.
@@ -37,6 +40,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.20.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        // Hummingbird's own dependencies, named because DevServer imports them; no default traits, as Hummingbird asks.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: Sources/System — Debian's C libraries, and the one stderr writer.
@@ -70,11 +76,15 @@ let package = Package(
         .target(name: "ISO7816", dependencies: ["Hexadecimal"], path: "Sources/Formats/ISO7816"),
         .target(name: "PIVWire", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras], path: "Sources/Formats/PIVWire"),
         .target(name: "SecureFiles", path: "Sources/Formats/SecureFiles"),
+        // Any JSON value, held before it is decoded into a type of its own, and the limits outside JSON is measured against first.
+        .target(name: "BoundedJSON", path: "Sources/Formats/BoundedJSON"),
         // One line naming the JSON member a DecodingError is about, for every reader of outside JSON.
         .target(name: "DecodingErrors", path: "Sources/Formats/DecodingErrors"),
+        // base64url, the one encoder and decoder; each caller says whether its protocol allows padding.
+        .target(name: "Base64", path: "Sources/Formats/Base64"),
         // WebAuthn's JSON forms on FoundationEssentials alone: the agent's protocol speaks them.
-        .target(name: "WebAuthnJSON", path: "Sources/Formats/WebAuthnJSON"),
-        .target(name: "WebAuthn", dependencies: ["WebAuthnJSON", "CBOR", "Hexadecimal", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
+        .target(name: "WebAuthnJSON", dependencies: ["Base64"], path: "Sources/Formats/WebAuthnJSON"),
+        .target(name: "WebAuthn", dependencies: ["Base64", "WebAuthnJSON", "CBOR", "Hexadecimal", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
         // What an operation asks the user (PIN, touch, which account): no dependencies, so the light client can use it.
         .target(name: "Interaction", path: "Sources/Formats/Interaction"),
         // Which host names can only mean this machine: one rule for http token endpoints, http WebAuthn origins, the devserver's listen address.
@@ -96,20 +106,20 @@ let package = Package(
         // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
         // OAuth token sets, and the devserver that plays the other side.
         .target(name: "HTTPTransport", dependencies: ["Hexadecimal", "Locking", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
-        .target(name: "WebAuthnClient", dependencies: ["FIDO", "WebAuthn", "CBOR", "Interaction", "LoopbackHost", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
+        .target(name: "WebAuthnClient", dependencies: ["Base64", "FIDO", "WebAuthn", "CBOR", "Interaction", "LoopbackHost", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
         .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
         .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport", "LoopbackHost"], path: "Sources/Identity/Tokens"),
         // OpenID Connect for `passkey login`: discovery, PKCE, the loopback redirect listener, the
         // device grant, ID-token validation (jwt-kit: no hand-written JOSE), revocation.
-        .target(name: "OpenID", dependencies: ["Locking", "Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
+        .target(name: "OpenID", dependencies: ["Base64", "Locking", "Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
                                                nio, nioPosix, nioHTTP1], path: "Sources/Identity/OpenID"),
         // Beyond Identity invoke URLs (issue 12): URL shapes, the request JWT verified against its
         // trusted `jku` (jwt-kit through OpenID's key choice), the proof and passkey binding calls.
-        .target(name: "BeyondIdentity", dependencies: ["Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "LoopbackHost", "CPSL", jwtKit], path: "Sources/Identity/BeyondIdentity"),
+        .target(name: "BeyondIdentity", dependencies: ["Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "LoopbackHost", "CPSL", jwtKit], path: "Sources/Identity/BeyondIdentity"),
         // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
         // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
-        .target(name: "OktaIDX", dependencies: ["OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
-        .target(name: "DevServer", dependencies: ["Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
+        .target(name: "OktaIDX", dependencies: ["BoundedJSON", "Base64", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
+        .target(name: "DevServer", dependencies: ["Base64", "Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
         // that runs every method, the server, and the client the CLI uses.
@@ -118,9 +128,9 @@ let package = Package(
         // Asking the person where no socket client answers: pinentry (PIN, CONFIRM) and a
         // UserInteraction over it, for the CLI without a terminal and the agent's own D-Bus requests.
         .target(name: "Prompts", dependencies: ["CSpawn", "Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
-        .target(name: "AgentProtocol", dependencies: ["BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
+        .target(name: "AgentProtocol", dependencies: ["BoundedJSON", "BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
-        .target(name: "AgentCore", dependencies: ["Locking", "AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
+        .target(name: "AgentCore", dependencies: ["Base64", "Locking", "AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX",
                                                   "PIV", "PIVWire", "SmartCard", "Hexadecimal", "Prompts", "WebAuthnJSON", "SecureFiles"], path: "Sources/Agent/Core"),
         // The URL-scheme handler as a D-Bus-activatable application: `Open` on the session bus runs `invoke`.
@@ -164,8 +174,8 @@ let package = Package(
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
-        .target(name: "FuzzTargets", dependencies: ["CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
-                                                   "ISO7816", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol", "AgentClient", "PasskeyCLI",
+        .target(name: "FuzzTargets", dependencies: ["Base64", "CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
+                                                   "ISO7816", "PIVWire", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol", "AgentClient", "PasskeyCLI",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
         // Fuzz build: ASan's runtime, and lld (gold fails on this binary); scripts/fuzz
@@ -183,29 +193,30 @@ let package = Package(
 
         // MARK: Tests.
         .testTarget(name: "CBORTests", dependencies: ["TestSupport", "CBOR"]),
-        .testTarget(name: "WebAuthnTests", dependencies: ["TestSupport", "WebAuthn", "CBOR", crypto, x509, asn1]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["Base64", "TestSupport", "WebAuthn", "CBOR", crypto, x509, asn1]),
         .testTarget(name: "VirtualAuthenticatorTests",
                     dependencies: ["Locking", "TestSupport", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
         .testTarget(name: "FIDOTests", dependencies: ["Locking", "TestSupport", "FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
                                                   "CBOR", crypto]),
         .testTarget(name: "SmartCardTests",
                     dependencies: ["TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
-        .testTarget(name: "DevServerTests", dependencies: ["Locking", "TestSupport", "DevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
+        .testTarget(name: "DevServerTests", dependencies: ["Base64", "Locking", "TestSupport", "DevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["TestSupport", "Settings", "Harness"]),
         .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction", "Prompts"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["TestSupport", "SecureFiles"]),
         .testTarget(name: "DecodingErrorsTests", dependencies: ["TestSupport", "DecodingErrors"]),
         .testTarget(name: "PIVWireTests", dependencies: ["TestSupport", "PIVWire", "Hexadecimal"]),
         .testTarget(name: "HexadecimalTests", dependencies: ["TestSupport", "Hexadecimal"]),
+        .testTarget(name: "Base64Tests", dependencies: ["Base64"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
         // AgentCore's method table called in-process: no socket, no child process.
         .testTarget(name: "AgentCoreTests", dependencies: ["TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "Harness", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
-        .testTarget(name: "OpenIDTests", dependencies: ["Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),
-        .testTarget(name: "BeyondIdentityTests", dependencies: ["Locking", "TestSupport", "BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
+        .testTarget(name: "OpenIDTests", dependencies: ["Base64", "Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),
+        .testTarget(name: "BeyondIdentityTests", dependencies: ["Base64", "Locking", "TestSupport", "BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
         // The IDX client against recorded answers shaped like the public SDK's mocks (Fixtures/), on a loopback server.
-        .testTarget(name: "OktaIDXTests", dependencies: ["Locking", "TestSupport", "OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness",
+        .testTarget(name: "OktaIDXTests", dependencies: ["BoundedJSON", "Base64", "Locking", "TestSupport", "OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness",
                                                    "passkey-devserver", crypto],
                     exclude: ["Fixtures"]),
         .testTarget(name: "VaultTests", dependencies: ["Locking", "TestSupport", "Vault", "Tokens", "AgentCore", "FIDO", "VirtualAuthenticator", crypto]),

@@ -1,4 +1,5 @@
-import _CryptoExtras
+import CryptoExtras
+import Base64
 import Crypto
 import FoundationEssentials
 import Harness

@@ -1,4 +1,5 @@
-import _CryptoExtras
+import CryptoExtras
+import Base64
 import FoundationEssentials
 import Hexadecimal
 import JWTKit
