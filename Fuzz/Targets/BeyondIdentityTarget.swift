@@ -1,4 +1,5 @@
 @_spi(Fuzzing) import BeyondIdentity
+import Base64
 import FoundationEssentials
 import OpenID
 import Tokens

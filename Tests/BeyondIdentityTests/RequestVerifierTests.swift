@@ -1,3 +1,4 @@
+import Base64
 import BeyondIdentity
 import FoundationEssentials
 import JWTKit
@@ -60,7 +61,7 @@ import TestSupport
         // Signed by es-2 but naming es-1 in the header.
         let token = try await idp.requestJWT(idp.claims(), kid: "es-2")
         let parts = token.split(separator: ".").map(String.init)
-        let header = OpenID.Base64URL.encode(Array(#"{"typ":"JWT","alg":"ES256","kid":"es-1","jku":"\#(idp.jku)"}"#.utf8))
+        let header = Base64URL.encode(Array(#"{"typ":"JWT","alg":"ES256","kid":"es-1","jku":"\#(idp.jku)"}"#.utf8))
         await #expect(throws: InvokeError.badSignature) { try await idp.verifier().verify(header + "." + parts[1] + "." + parts[2]) }
     }
 
@@ -118,7 +119,7 @@ import TestSupport
         let parts = token.split(separator: ".").map(String.init)
         var claims = idp.claims()
         claims.authn.redirect_uri = "https://evil.example/callback"
-        let payload = OpenID.Base64URL.encode(Array(try JSONEncoder().encode(claims)))
+        let payload = Base64URL.encode(Array(try JSONEncoder().encode(claims)))
         await #expect(throws: InvokeError.badSignature) { try await idp.verifier().verify(parts[0] + "." + payload + "." + parts[2]) }
         await #expect(throws: InvokeError.badSignature) { try await idp.verifier().verify(parts[0] + "." + parts[1] + ".") }
     }
@@ -126,8 +127,8 @@ import TestSupport
     @Test(arguments: ["none", "HS256", "RS384", "PS256"])
     func anAlgorithmOtherThanRS256OrES256IsRefused(alg: String) async throws {
         let idp = try await TestIdentityProvider()
-        let header = OpenID.Base64URL.encode(Array(#"{"typ":"JWT","alg":"\#(alg)","kid":"rs-1","jku":"\#(idp.jku)"}"#.utf8))
-        let payload = OpenID.Base64URL.encode(Array(try JSONEncoder().encode(idp.claims())))
+        let header = Base64URL.encode(Array(#"{"typ":"JWT","alg":"\#(alg)","kid":"rs-1","jku":"\#(idp.jku)"}"#.utf8))
+        let payload = Base64URL.encode(Array(try JSONEncoder().encode(idp.claims())))
         for signature in ["", "c2lnbmF0dXJl"] {
             await #expect(throws: InvokeError.algorithmNotAllowed) { try await idp.verifier().verify(header + "." + payload + "." + signature) }
         }
@@ -224,9 +225,9 @@ import TestSupport
 
     @Test func aJWTWithoutJkuOrKidIsMalformed() async throws {
         let idp = try await TestIdentityProvider()
-        let payload = OpenID.Base64URL.encode(Array(try JSONEncoder().encode(idp.claims())))
+        let payload = Base64URL.encode(Array(try JSONEncoder().encode(idp.claims())))
         for header in [#"{"alg":"RS256","kid":"rs-1"}"#, #"{"alg":"RS256","jku":"\#(idp.jku)"}"#] {
-            let token = OpenID.Base64URL.encode(Array(header.utf8)) + "." + payload + ".c2ln"
+            let token = Base64URL.encode(Array(header.utf8)) + "." + payload + ".c2ln"
             await #expect {
                 try await idp.verifier().verify(token)
             } throws: { error in

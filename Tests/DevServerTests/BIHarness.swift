@@ -1,3 +1,4 @@
+import Base64
 import Foundation
 import JWTKit
 import Testing
@@ -129,7 +130,7 @@ struct BIHarness {
         let authn = try #require(claims["authn"] as? [String: Any])
         let prove = try #require((authn["action"] as? [String: Any])?["prove"] as? [String: Any])
         let nonce = try #require(prove["nonce"] as? String)
-        let challenge = try #require(Base64URL.decode(nonce))
+        let challenge = try #require(Base64URL.decode(nonce, padding: .refused))
         return Prove(transactionId: try #require(prove["transaction_id"] as? String), jti: try #require(claims["jti"] as? String),
                      challenge: challenge,
                      allowCredentials: try #require(prove["allow_credentials"] as? [String]),

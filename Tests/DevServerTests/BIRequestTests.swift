@@ -1,3 +1,4 @@
+import Base64
 import DevServer
 import Foundation
 import JWTKit
@@ -91,7 +92,7 @@ import WebAuthn
             let transaction = try #require(prove["transaction_id"] as? String)
             #expect(claims["sub"] as? String == transaction)
             let nonce = try #require(prove["nonce"] as? String)
-            #expect(Base64URL.decode(nonce)?.count == 32)
+            #expect(Base64URL.decode(nonce, padding: .refused)?.count == 32)
             #expect(prove["bi_req"] as? String == "W3siZGlyZWN0Ijp7ImlkIjoicGxhdGZvcm0iLCJhcmd1bWVudHMiOltdfX1d")
             #expect(prove["rp_id"] as? String == BIHarness.rpId)
             #expect(prove["origin"] as? String == BIHarness.passkeyOrigin)

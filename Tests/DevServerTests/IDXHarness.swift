@@ -1,3 +1,4 @@
+import Base64
 import DevServer
 import Foundation
 import Testing
@@ -139,7 +140,7 @@ struct IDXHarness {
                      origin: String? = nil) throws -> [String: Any] {
         let activation = try #require(answer.currentContext?["activationData"] as? [String: Any], "\(answer)")
         let challengeText = try #require(activation["challenge"] as? String)
-        let challenge = try #require(Base64URL.decode(challengeText))
+        let challenge = try #require(Base64URL.decode(challengeText, padding: .refused))
         let user = try #require(activation["user"] as? [String: Any])
         key.userHandle = Array(try #require(user["id"] as? String).utf8)
         let response = key.registration(challenge: challenge, origin: origin ?? self.origin, rpId: rpId, attestation: attestation,
@@ -153,7 +154,7 @@ struct IDXHarness {
                    tampering: SoftwareAuthenticator.Tampering = .init(), origin: String? = nil) throws -> [String: Any] {
         let data = try #require(answer.currentContext?["challengeData"] as? [String: Any], "\(answer)")
         let challengeText = try #require(data["challenge"] as? String)
-        let challenge = try #require(Base64URL.decode(challengeText))
+        let challenge = try #require(Base64URL.decode(challengeText, padding: .refused))
         let response = key.assertion(challenge: challenge, origin: origin ?? self.origin, rpId: rpId, userHandle: key.userHandle,
                                      tampering: tampering).response
         return ["credentials": ["authenticatorData": Self.encode(response.authenticatorData.bytes, base64url),

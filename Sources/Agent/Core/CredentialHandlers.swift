@@ -1,4 +1,5 @@
 import AgentProtocol
+import Base64
 import FIDO
 import Interaction
 import Tokens
@@ -52,7 +53,7 @@ extension CoreServices {
                           interaction: any UserInteraction) async throws -> DeletedCredential {
         let text = params.credentialId
         // WebAuthn credential ids are at most 1023 bytes: 1364 base64url characters.
-        guard text.utf8.count <= 1364, let id = Base64URL.decode(text), !id.isEmpty else {
+        guard text.utf8.count <= 1364, let id = Base64URL.decode(text, padding: .tolerated), !id.isEmpty else {
             throw AgentError(.invalidInput, "credentialId is not a base64url credential id (as `passkey credentials list` shows them)")
         }
         let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)

@@ -24,7 +24,7 @@ public struct AgentError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Rebuilds the error a client received.
     public init(rpcError: RPCErrorObject) {
-        let kind = rpcError.data?["kind"]?.stringValue.flatMap(AgentErrorKind.init(rawValue:)) ?? .internal
+        let kind = rpcError.data?["kind"]?.string.flatMap(AgentErrorKind.init(rawValue:)) ?? .internal
         var details: [String: JSONValue] = [:]
         if case .object(let data)? = rpcError.data { details = data.filter { $0.key != "kind" } }
         self.init(kind, rpcError.message, details: details)

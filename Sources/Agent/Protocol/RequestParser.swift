@@ -1,3 +1,4 @@
+import BoundedJSON
 import FoundationEssentials
 
 /// Reads one request line (the bytes between two newlines, as `LineFramer`
@@ -30,13 +31,16 @@ public enum RequestParser {
     /// second), so this bounds one line's cost at tens of milliseconds.
     public static let maxValues = 10_000
 
+    /// The line's length is bounded before (`LineFramer`), so only its shape is measured here.
+    static let limits = JSONLimits(maximumBytes: .max, maximumDepth: maxNestingDepth, maximumValues: maxValues)
+
     public static func parse(_ line: Data) -> Outcome {
-        switch JSONShape.scan(line, maxDepth: maxNestingDepth, maxValues: maxValues) {
-        case .tooDeep:
+        switch limits.problem(line) {
+        case .tooDeep?:
             return .failure(id: nil, AgentError(.invalidRequest, "the request nests deeper than \(maxNestingDepth) levels"))
-        case .tooManyValues:
+        case .tooManyValues?:
             return .failure(id: nil, AgentError(.invalidRequest, "the request holds more than \(maxValues) values"))
-        case .withinLimits: break
+        case .tooLarge?, .notJSON?, nil: break
         }
         let decoder = JSONDecoder()
         if let shape = try? decoder.decode(Shape.self, from: line), shape.jsonrpc == "2.0" {

@@ -228,7 +228,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// What the log says of a forwarded request: the method and account, never a token.
     private func forwardMetadata(_ request: RPCRequest, _ forward: ForwardPolicy) -> Logger.Metadata {
         ["forward": "\(forward.id)", "method": "\(request.method)",
-         "account": "\(request.params?["account"]?.stringValue.map { DisplayText.plain($0) } ?? "-")", "pid": "\(peer.pid)"]
+         "account": "\(request.params?["account"]?.string.map { DisplayText.plain($0) } ?? "-")", "pid": "\(peer.pid)"]
     }
 
     private func control(_ request: RPCRequest, state: ConnectionState) {

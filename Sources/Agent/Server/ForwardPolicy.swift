@@ -42,8 +42,8 @@ final class ForwardPolicy: Sendable {
             throw refusal("\(method) is not served through forwarding socket \(id) (it serves \(allow.sorted().joined(separator: ", ")))")
         }
         if method == TokenGetMethod.name {
-            guard let account = params?["account"]?.stringValue, accounts.contains(account) else {
-                let named = params?["account"]?.stringValue.map { "“\(DisplayText.plain($0))”" } ?? "an unnamed account"
+            guard let account = params?["account"]?.string, accounts.contains(account) else {
+                let named = params?["account"]?.string.map { "“\(DisplayText.plain($0))”" } ?? "an unnamed account"
                 throw refusal("the token of \(named) is not served through forwarding socket \(id) (it serves \(accounts.sorted().joined(separator: ", ")))")
             }
         }
@@ -54,7 +54,7 @@ final class ForwardPolicy: Sendable {
     func confirm(method: String, params: JSONValue?, interaction: any UserInteraction) async throws(AgentError) {
         // Closed between `check` and now (the request waited for its turn).
         guard open.load(ordering: .acquiring) else { throw refusal("forwarding socket \(id) is closed") }
-        guard method == TokenGetMethod.name, let account = params?["account"]?.stringValue else { return }
+        guard method == TokenGetMethod.name, let account = params?["account"]?.string else { return }
         switch confirmation {
         case .never: return
         case .first: if confirmed.withLock({ $0.contains(account) }) { return }

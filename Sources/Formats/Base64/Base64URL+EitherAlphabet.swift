@@ -14,7 +14,7 @@ extension Base64URL {
         let url = bytes.contains(UInt8(ascii: "-")) || bytes.contains(UInt8(ascii: "_"))
         let standard = bytes.contains(UInt8(ascii: "+")) || bytes.contains(UInt8(ascii: "/"))
         guard !(url && standard), bytes.count % 4 != 1 else { return nil }
-        guard url || standard else { return decode(String(body)) }
+        guard url || standard else { return decode(body, padding: .refused) }
         var normalised = bytes.map { byte -> UInt8 in
             switch byte {
             case UInt8(ascii: "-"): return UInt8(ascii: "+")

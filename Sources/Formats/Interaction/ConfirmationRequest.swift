@@ -1,6 +1,6 @@
 /// A question the person must answer yes before an operation touches a key
 /// on someone else's behalf — an invoke URL opened by a web page, a binding
-/// link (DESIGN.md, "Login"). It says what the person can check (the RP ID
+/// link (docs/PROTOCOL.md, `invoke`). It says what the person can check (the RP ID
 /// the key would sign for, the application's host, the account) apart from
 /// what the requester merely claims about itself.
 public struct ConfirmationRequest: Sendable, Codable, Equatable {

@@ -1,3 +1,4 @@
+import Base64
 /// Bytes that travel in WebAuthn's JSON forms as base64url without padding
 /// (WebAuthn L3 §5.1.8 `Base64URLString`).
 ///
@@ -14,7 +15,7 @@ public struct Base64URLBytes: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// Parses base64url text; nil if it is not base64url.
     public init?(base64URL text: String) {
-        guard let bytes = Base64URL.decode(text) else { return nil }
+        guard let bytes = Base64URL.decode(text, padding: .tolerated) else { return nil }
         self.bytes = bytes
     }
 
@@ -26,7 +27,7 @@ public struct Base64URLBytes: Sendable, Hashable, Codable, CustomStringConvertib
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
-        guard let bytes = Base64URL.decode(text) else {
+        guard let bytes = Base64URL.decode(text, padding: .tolerated) else {
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "not base64url (RFC 4648 §5, alphabet A-Z a-z 0-9 - _)")
         }

@@ -1,3 +1,4 @@
+import Base64
 /// §5.1.8 RegistrationResponseJSON and §5.1.9 AuthenticationResponseJSON: a
 /// credential as a client returns it from `navigator.credentials.create()` or
 /// `.get()`, ready to post to a relying party. The two have the same members

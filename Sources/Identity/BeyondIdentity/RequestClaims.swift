@@ -1,3 +1,4 @@
+import Base64
 import FoundationEssentials
 import Tokens
 import WebAuthnJSON
@@ -79,13 +80,13 @@ struct RequestClaims: Decodable, Sendable {
             throw .malformedRequest("its redirect_uri \(Endpoint.shown(authn.redirect_uri)) cannot be used: \(problem)")
         }
         guard !authn.state.isEmpty, authn.state.utf8.count <= 1024 else { throw .malformedRequest("its state is empty or too long") }
-        guard let nonce = Base64URL.decode(prove.nonce), (16...1024).contains(nonce.count) else {
+        guard let nonce = Base64URL.decode(prove.nonce, padding: .tolerated), (16...1024).contains(nonce.count) else {
             throw .malformedRequest("its nonce is not base64url of 16 to 1024 bytes")
         }
         try Self.checkWebAuthnOrigin(prove.origin, rpId: prove.rp_id)
         let credentials = prove.allow_credentials ?? []
         guard credentials.count <= Self.credentialLimit,
-              credentials.allSatisfy({ Base64URL.decode($0).map { (1...1023).contains($0.count) } ?? false }) else {
+              credentials.allSatisfy({ Base64URL.decode($0, padding: .tolerated).map { (1...1023).contains($0.count) } ?? false }) else {
             throw .malformedRequest("its allow_credentials are not up to \(Self.credentialLimit) base64url credential ids")
         }
         return AuthenticateRequest(

@@ -1,3 +1,4 @@
+import Base64
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,7 @@ public enum DevServer {
         let store = try DevServerStore.open(dataDirectory: configuration.dataDirectory,
                                             appId: configuration.appId, logger: logger)
         let keys = await store.keys
-        guard let keyMaterial = Base64URL.decode(keys.tokenKeyMaterial), keyMaterial.count == 32 else {
+        guard let keyMaterial = Base64URL.decode(keys.tokenKeyMaterial, padding: .refused), keyMaterial.count == 32 else {
             throw .stateFile(path: configuration.dataDirectory ?? "(memory)", reason: "the token key material is not 32 bytes of base64url")
         }
         let api = DevServerAPI(store: store, keys: keys,

@@ -1,3 +1,4 @@
+import BoundedJSON
 import FoundationEssentials
 import HTTPTransport
 import OpenID
@@ -41,7 +42,7 @@ public struct IDXClient: Sendable {
             let error = TokenEndpointAnswer.error(in: answer.body)
             throw .interactRefused(status: answer.status, errorCode: error.code, description: error.description)
         }
-        guard case .success(let json) = IDXJSON.parse(answer.body), let handle = json["interaction_handle"]?.string,
+        guard case .success(let json) = JSONValue.parse(answer.body, within: .idxAnswer), let handle = json["interaction_handle"]?.string,
               (1...4096).contains(handle.utf8.count), handle.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) else {
             throw .malformed(url: Endpoint.shown(endpoints.interact), reason: "`interaction_handle` is missing")
         }
@@ -78,7 +79,7 @@ public struct IDXClient: Sendable {
 
     /// An IDX call: JSON in, ION out. 2xx-4xx with an ION body is an answer
     /// (its messages say what went wrong); anything else is an error.
-    private func send(_ url: String, body: IDXJSON) async throws(IDXError) -> IDXResponse {
+    private func send(_ url: String, body: JSONValue) async throws(IDXError) -> IDXResponse {
         let answer: HTTPTransport.Response
         do {
             answer = try await transport.send("POST", url, headers: [

@@ -1,3 +1,4 @@
+import BoundedJSON
 import Tokens
 
 /// One field of an IDX form, as the server describes it (okta-bi.md §3.2):
@@ -11,7 +12,7 @@ public struct IDXField: Sendable, Equatable {
     /// false: the value is fixed by the server and sent back as it is.
     public var mutable: Bool
     public var secret: Bool
-    public var value: IDXJSON?
+    public var value: JSONValue?
     /// A nested form (`form.value`): the field's value is an object of these.
     public var form: [IDXField]?
     public var options: [IDXOption]
@@ -22,7 +23,7 @@ public struct IDXField: Sendable, Equatable {
     static let maximumNesting = 4
 
     /// Reads a form's `value` array.
-    static func form(_ json: IDXJSON?, path: String, url: String, depth: Int) throws(IDXError) -> [IDXField] {
+    static func form(_ json: JSONValue?, path: String, url: String, depth: Int) throws(IDXError) -> [IDXField] {
         guard depth <= maximumNesting else { throw .malformed(url: url, reason: "`\(path)` nests forms more than \(maximumNesting) deep") }
         guard let json else { return [] }
         guard let values = json.array else { throw .malformed(url: url, reason: "`\(path)` is not a list of fields") }
@@ -34,7 +35,7 @@ public struct IDXField: Sendable, Equatable {
         return fields
     }
 
-    init(_ json: IDXJSON, path: String, url: String, depth: Int) throws(IDXError) {
+    init(_ json: JSONValue, path: String, url: String, depth: Int) throws(IDXError) {
         guard json.isObject else { throw .malformed(url: url, reason: "`\(path)` is not an object") }
         guard let name = json["name"]?.string, Self.isName(name) else {
             throw .malformed(url: url, reason: "`\(path).name` is missing or not a field name")
@@ -80,13 +81,13 @@ public struct IDXField: Sendable, Equatable {
         }
     }
 
-    static func text(_ json: IDXJSON?, _ path: String, url: String) throws(IDXError) -> String? {
+    static func text(_ json: JSONValue?, _ path: String, url: String) throws(IDXError) -> String? {
         guard let json, json != .null else { return nil }
         guard let text = json.string else { throw .malformed(url: url, reason: "`\(path)` should be a string") }
         return TokenError.sanitised(text)
     }
 
-    static func flag(_ json: IDXJSON?, _ path: String, url: String) throws(IDXError) -> Bool? {
+    static func flag(_ json: JSONValue?, _ path: String, url: String) throws(IDXError) -> Bool? {
         guard let json, json != .null else { return nil }
         guard let flag = json.bool else { throw .malformed(url: url, reason: "`\(path)` should be true or false") }
         return flag
@@ -99,12 +100,12 @@ public struct IDXField: Sendable, Equatable {
 public struct IDXOption: Sendable, Equatable {
     public var label: String
     /// A constant value (`"email"`), when the option has no form.
-    public var value: IDXJSON?
+    public var value: JSONValue?
     public var form: [IDXField]?
     /// Where the option points, e.g. `$.authenticators.value[1]`.
     public var relatesTo: String?
 
-    init(_ json: IDXJSON, path: String, url: String, depth: Int) throws(IDXError) {
+    init(_ json: JSONValue, path: String, url: String, depth: Int) throws(IDXError) {
         guard json.isObject else { throw .malformed(url: url, reason: "`\(path)` is not an object") }
         label = try IDXField.text(json["label"], "\(path).label", url: url) ?? ""
         relatesTo = try IDXField.text(json["relatesTo"], "\(path).relatesTo", url: url)

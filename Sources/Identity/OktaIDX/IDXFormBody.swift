@@ -1,3 +1,5 @@
+import BoundedJSON
+
 /// A remediation's JSON body, built from the server's field descriptions
 /// (okta-bi.md §3.2): fixed values as sent, `stateHandle` filled in, nested
 /// forms as nested objects, a chosen option as its value or its form's
@@ -9,7 +11,7 @@ extension IDXRemediation {
     static let maximumValues = 64
     static let maximumValueBytes = 65_536
 
-    public func body(values: [String: String], stateHandle: String?) throws(IDXError) -> IDXJSON {
+    public func body(values: [String: String], stateHandle: String?) throws(IDXError) -> JSONValue {
         guard values.count <= Self.maximumValues else { throw .badValue(field: "values", reason: "more than \(Self.maximumValues) values") }
         for (path, value) in values {
             guard value.utf8.count <= Self.maximumValueBytes else {
@@ -26,8 +28,8 @@ extension IDXRemediation {
 
     /// The object of `fields`; nil when nothing in it was given and nothing is required.
     private static func object(_ fields: [IDXField], prefix: String, values: [String: String], stateHandle: String?,
-                               used: inout Set<String>) throws(IDXError) -> [String: IDXJSON]? {
-        var members: [String: IDXJSON] = [:]
+                               used: inout Set<String>) throws(IDXError) -> [String: JSONValue]? {
+        var members: [String: JSONValue] = [:]
         for field in fields {
             let path = prefix + field.name
             if let value = try Self.value(of: field, path: path, values: values, stateHandle: stateHandle, used: &used) {
@@ -40,9 +42,9 @@ extension IDXRemediation {
     }
 
     private static func value(of field: IDXField, path: String, values: [String: String], stateHandle: String?,
-                              used: inout Set<String>) throws(IDXError) -> IDXJSON? {
+                              used: inout Set<String>) throws(IDXError) -> JSONValue? {
         if field.name == "stateHandle", field.form == nil {
-            return field.value ?? stateHandle.map(IDXJSON.string)
+            return field.value ?? stateHandle.map(JSONValue.string)
         }
         if !field.options.isEmpty {
             guard let given = values[path] else {
@@ -56,7 +58,7 @@ extension IDXRemediation {
             return option.value
         }
         if let form = field.form {
-            return try Self.object(form, prefix: path + ".", values: values, stateHandle: stateHandle, used: &used).map(IDXJSON.object)
+            return try Self.object(form, prefix: path + ".", values: values, stateHandle: stateHandle, used: &used).map(JSONValue.object)
         }
         if let given = values[path] {
             used.insert(path)

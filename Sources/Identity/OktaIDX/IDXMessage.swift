@@ -1,3 +1,4 @@
+import BoundedJSON
 import Tokens
 
 /// A message of an IDX answer (okta-bi.md §3.4): at the top level or on a
@@ -22,7 +23,7 @@ public struct IDXMessage: Sendable, Equatable {
     static let maximumCount = 32
 
     /// Reads an ION messages member; `path` names it in errors.
-    static func list(_ json: IDXJSON?, path: String, url: String) throws(IDXError) -> [IDXMessage] {
+    static func list(_ json: JSONValue?, path: String, url: String) throws(IDXError) -> [IDXMessage] {
         guard let json, json != .null else { return [] }
         guard let values = json["value"]?.array ?? json.array else {
             throw .malformed(url: url, reason: "`\(path)` is not a messages list")

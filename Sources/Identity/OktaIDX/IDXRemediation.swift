@@ -1,3 +1,4 @@
+import BoundedJSON
 import Tokens
 
 /// One form of an IDX answer (`remediation.value[]`, `cancel`,
@@ -16,7 +17,7 @@ public struct IDXRemediation: Sendable, Equatable {
 
     static let maximumCount = 32
 
-    init(_ json: IDXJSON, path: String, url: String) throws(IDXError) {
+    init(_ json: JSONValue, path: String, url: String) throws(IDXError) {
         guard json.isObject else { throw .malformed(url: url, reason: "`\(path)` is not an object") }
         guard let name = json["name"]?.string, (1...128).contains(name.utf8.count), TokenError.sanitised(name) == name else {
             throw .malformed(url: url, reason: "`\(path).name` is missing or not a name")

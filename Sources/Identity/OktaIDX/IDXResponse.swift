@@ -1,3 +1,4 @@
+import BoundedJSON
 import Tokens
 
 /// An IDX answer (okta-bi.md §3.2): the envelope's parts this client acts
@@ -22,15 +23,15 @@ public struct IDXResponse: Sendable, Equatable {
     /// Reads `bytes` received from `url` (shown in errors without its query).
     public static func parse(_ bytes: [UInt8], url: String) throws(IDXError) -> IDXResponse {
         let shown = Endpoint.shown(url)
-        let json: IDXJSON
-        switch IDXJSON.parse(bytes) {
+        let json: JSONValue
+        switch JSONValue.parse(bytes, within: .idxAnswer) {
         case .success(let value): json = value
         case .failure(let problem): throw .malformed(url: shown, reason: problem.description)
         }
         return try IDXResponse(json, url: shown)
     }
 
-    init(_ json: IDXJSON, url: String) throws(IDXError) {
+    init(_ json: JSONValue, url: String) throws(IDXError) {
         guard json.isObject else { throw .malformed(url: url, reason: "it is not a JSON object") }
         stateHandle = try Self.handle(json["stateHandle"], url: url)
         expiresAt = try IDXField.text(json["expiresAt"], "expiresAt", url: url)
@@ -83,7 +84,7 @@ public struct IDXResponse: Sendable, Equatable {
         return all
     }
 
-    private static func handle(_ json: IDXJSON?, url: String) throws(IDXError) -> String? {
+    private static func handle(_ json: JSONValue?, url: String) throws(IDXError) -> String? {
         guard let json, json != .null else { return nil }
         guard let text = json.string, (1...8192).contains(text.utf8.count),
               text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f }) else {
@@ -107,11 +108,11 @@ public struct IDXAuthenticator: Sendable, Equatable {
     /// `transports`, top level or in `profile`; an array or a JSON string of one.
     public var transports: [String]
     /// `contextualData` (activationData, challengeData), kept as JSON.
-    public var contextualData: IDXJSON?
+    public var contextualData: JSONValue?
 
     static let maximumCount = 64
 
-    static func list(_ json: IDXJSON?, path: String, url: String) throws(IDXError) -> [IDXAuthenticator] {
+    static func list(_ json: JSONValue?, path: String, url: String) throws(IDXError) -> [IDXAuthenticator] {
         guard let json, json != .null else { return [] }
         guard let values = json["value"]?.array else { throw .malformed(url: url, reason: "`\(path).value` is not a list") }
         guard values.count <= maximumCount else { throw .malformed(url: url, reason: "`\(path).value` has more than \(maximumCount) entries") }
@@ -122,7 +123,7 @@ public struct IDXAuthenticator: Sendable, Equatable {
         return list
     }
 
-    init(_ json: IDXJSON, path: String, url: String) throws(IDXError) {
+    init(_ json: JSONValue, path: String, url: String) throws(IDXError) {
         guard json.isObject else { throw .malformed(url: url, reason: "`\(path)` is not an object") }
         id = try IDXField.text(json["id"], "\(path).id", url: url)
         key = try IDXField.text(json["key"], "\(path).key", url: url)
@@ -140,12 +141,12 @@ public struct IDXAuthenticator: Sendable, Equatable {
     }
 
     /// An array of strings, or a JSON string holding one (okta-bi.md §3.3).
-    private static func transports(_ json: IDXJSON?) -> [String] {
+    private static func transports(_ json: JSONValue?) -> [String] {
         switch json {
         case .array(let values)?:
             return values.prefix(8).compactMap(\.string)
         case .string(let text)?:
-            guard case .success(.array(let values)) = IDXJSON.parse(Array(text.utf8)) else { return [] }
+            guard case .success(.array(let values)) = JSONValue.parse(Array(text.utf8), within: .idxAnswer) else { return [] }
             return values.prefix(8).compactMap(\.string)
         default:
             return []

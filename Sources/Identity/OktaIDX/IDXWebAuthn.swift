@@ -1,3 +1,5 @@
+import BoundedJSON
+import Base64
 import FoundationEssentials
 import WebAuthnJSON
 
@@ -22,7 +24,7 @@ public enum IDXWebAuthn {
         }
         // okta-auth-js base64url-decodes user.id (the sign-in widget is the
         // reference client); an id that is not base64url goes as its UTF-8.
-        let userIdBytes = Base64URL.decode(userId).flatMap { (1...64).contains($0.count) ? $0 : nil } ?? Array(userId.utf8)
+        let userIdBytes = Base64URL.decode(userId, padding: .tolerated).flatMap { (1...64).contains($0.count) ? $0 : nil } ?? Array(userId.utf8)
         guard userIdBytes.count <= 64 else { throw .webauthn("`activationData.user.id` is longer than 64 bytes") }
         let name = user["name"]?.string ?? response.userIdentifier ?? userId
         let displayName = user["displayName"]?.string ?? name
@@ -83,7 +85,7 @@ public enum IDXWebAuthn {
     /// The RP ID as okta-mobile-swift derives it (okta-bi.md §3.3): `rp.id`,
     /// `rpId`, the host of `u2fParams.appid`, the host of `extensions.appid`,
     /// then the issuer's host.
-    public static func rpId(_ data: IDXJSON, issuerHost: String) -> String {
+    public static func rpId(_ data: JSONValue, issuerHost: String) -> String {
         if let id = data["rp"]?["id"]?.string, !id.isEmpty { return id }
         if let id = data["rpId"]?.string, !id.isEmpty { return id }
         for appid in [data["u2fParams"]?["appid"]?.string, data["extensions"]?["appid"]?.string] {
@@ -110,7 +112,7 @@ public enum IDXWebAuthn {
         return Base64URL.decodeEitherAlphabet(text)
     }
 
-    private static func descriptors(_ json: IDXJSON?, path: String) throws(IDXError) -> [PublicKeyCredentialDescriptorJSON] {
+    private static func descriptors(_ json: JSONValue?, path: String) throws(IDXError) -> [PublicKeyCredentialDescriptorJSON] {
         var list: [PublicKeyCredentialDescriptorJSON] = []
         for (index, entry) in (json?.array ?? []).prefix(64).enumerated() {
             guard let id = entry["id"]?.string.flatMap(decode), !id.isEmpty else {

@@ -1,3 +1,4 @@
+import Base64
 import FoundationEssentials
 
 /// A JWS in compact serialisation (RFC 7515 §7.1) taken apart far enough to
@@ -29,8 +30,9 @@ public struct CompactJWS: Sendable {
         guard parts.count == 3 else {
             throw .idToken(.malformed(parts.count == 5 ? "it is encrypted (JWE), which is not supported" : "it is not a compact JWS"))
         }
-        guard let headerBytes = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]) else {
+        // JOSE's base64url has no padding (RFC 7515 §2); the whole token is already within `limit`.
+        guard let headerBytes = Base64URL.decode(parts[0], padding: .refused), let payload = Base64URL.decode(parts[1], padding: .refused),
+              let signature = Base64URL.decode(parts[2], padding: .refused) else {
             throw .idToken(.malformed("it is not base64url"))
         }
         do {

@@ -54,7 +54,7 @@ public struct PasswordlessBackend: Sendable {
             success = try container.decode(Bool.self, forKey: .success)
             userId = try container.decode(String.self, forKey: .userId)
             type = try container.decodeIfPresent(String.self, forKey: .type)
-            // Older hosted answers spell it `rpid` (reference §3).
+            // Older hosted answers spell it `rpid` (passwordless-api.md §3).
             rpId = try container.decodeIfPresent(String.self, forKey: .rpId)
                 ?? container.decodeIfPresent(String.self, forKey: .rpid)
             origin = try container.decodeIfPresent(String.self, forKey: .origin)

@@ -1,3 +1,4 @@
+import Base64
 import Crypto
 import FoundationEssentials
 
@@ -19,7 +20,7 @@ public enum RelyingParty {
     /// The credential-level checks both ceremonies share: `type` and `id` ↔ `rawId`.
     static func checkCredential(type: String, id: String, rawId: [UInt8]) throws(WebAuthnError) {
         guard type == "public-key" else { throw fail("type", "expected \"public-key\", got \"\(type)\"") }
-        guard Base64URL.decode(id) == rawId else { throw fail("id", "does not match rawId") }
+        guard Base64URL.decode(id, padding: .tolerated) == rawId else { throw fail("id", "does not match rawId") }
     }
 
     /// §7.1 steps 5–12 / §7.2 steps 10–15: parse the client data and check its

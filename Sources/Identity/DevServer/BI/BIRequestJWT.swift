@@ -1,6 +1,6 @@
 import JWTKit
 
-/// The request JWT's payload, in the shape of Beyond Identity's (reference
+/// The request JWT's payload, in the shape of Beyond Identity's (okta-bi.md
 /// §1.2), with the proof our IdP asks for under `authn.action.prove`: the
 /// nonce is the WebAuthn challenge, `rp_id` and `origin` the ceremony's, and
 /// `allow_credentials` the realm's passkeys ([] = discoverable).

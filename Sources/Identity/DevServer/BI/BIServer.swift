@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// The Beyond-Identity-like IdP's shared parts: its one tenant, realm and
 /// application, its signing key, state and settings. Each endpoint is an
-/// extension in its own file. Public facts in shared/reference/okta-bi.md
+/// extension in its own file. Public facts in docs/reference/okta-bi.md
 /// §1–§2; the proof protocol (a WebAuthn assertion over the request's nonce)
 /// is this server's own, since Beyond Identity's is closed.
 struct BIServer: Sendable {

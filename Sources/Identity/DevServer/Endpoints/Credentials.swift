@@ -1,3 +1,4 @@
+import Base64
 import FoundationEssentials
 import Hexadecimal
 import Hummingbird
@@ -77,7 +78,7 @@ extension DevServerAPI {
     func deleteCredential(_ request: Request) async throws(APIProblem) -> Response {
         let body = try await RequestJSON.decode(DeleteCredentialRequest.self, from: request)
         guard let text = body.credentialId, !text.isEmpty else { throw .invalidArgument("credentialId is required.") }
-        guard let id = Base64URL.decode(text) else { throw .invalidArgument("credentialId is not base64url.") }
+        guard let id = Base64URL.decode(text, padding: .tolerated) else { throw .invalidArgument("credentialId is not base64url.") }
         try await store.deleteCredential(id: id)
         return JSONResponse.noContent
     }

@@ -25,7 +25,7 @@ struct BrowserBoundary<Context: RequestContext>: RouterMiddleware {
     let idxOrigins: [String]
     let cors: CORSMiddleware<Context>
 
-    /// The public API's paths (reference/passwordless-api.md §3).
+    /// The public API's paths (passwordless-api.md §1).
     static var publicAPIPaths: Set<String> { ["/register/begin", "/register/complete", "/signin/begin", "/signin/complete"] }
     /// The secret API's paths: no CORS, and no Host rule (server clients may name the host as they reach it).
     static var secretAPIPaths: Set<String> {

@@ -7,7 +7,7 @@ import WebAuthn
 /// The Okta Identity Engine (IDX) subset's shared parts: the authorization
 /// server it completes, its users and transactions, its settings. Each
 /// endpoint is an extension in its own file. Shapes follow Okta's public
-/// SDK mocks (shared/reference/okta-bi.md §3).
+/// SDK mocks (docs/reference/okta-bi.md §3).
 struct IDXServer: Sendable {
     static let basePath = "/idp/idx"
 

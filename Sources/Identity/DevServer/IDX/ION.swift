@@ -1,5 +1,5 @@
 /// The IDX answer's ION shapes (okta-version 1.0.0), as Okta's public SDK
-/// mocks show them (shared/reference/okta-bi.md §3.2): a response envelope
+/// mocks show them (docs/reference/okta-bi.md §3.2): a response envelope
 /// of optional members, remediation forms of field descriptions, options
 /// with `relatesTo`, nested forms, and messages. Encoded with nil members left out.
 enum ION {

@@ -1,3 +1,4 @@
+import Base64
 import Crypto
 import FoundationEssentials
 import Hexadecimal

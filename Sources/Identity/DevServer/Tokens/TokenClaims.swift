@@ -17,7 +17,7 @@ extension TokenClaims {
 }
 
 /// A `register_` token: the backend's permission to register a passkey for
-/// one user, with the options it chose (reference §3 "Register token claims").
+/// one user, with the options it chose (passwordless-api.md §3 "Register token claims").
 /// Valid until it expires; it may start more than one registration, as the
 /// hosted API's may.
 struct RegisterTokenClaims: TokenClaims {

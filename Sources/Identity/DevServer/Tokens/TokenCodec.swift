@@ -1,3 +1,4 @@
+import Base64
 import Crypto
 import FoundationEssentials
 import WebAuthn
@@ -70,7 +71,7 @@ struct TokenCodec: Sendable {
         guard token.utf8.count <= Self.maxLength else {
             throw .invalidTokenFormat("The \(kind.described) is longer than \(Self.maxLength) characters.")
         }
-        guard let bytes = Base64URL.decode(String(token.dropFirst(kind.rawValue.count))) else {
+        guard let bytes = Base64URL.decode(token.dropFirst(kind.rawValue.count), padding: .refused) else {
             throw .invalidTokenFormat("The \(kind.described) is not base64url after its prefix.")
         }
         guard bytes.count > 1 + Self.macLength else {
