@@ -219,7 +219,8 @@ let package = Package(
         .testTarget(name: "OktaIDXTests", dependencies: ["BoundedJSON", "Base64", "Locking", "TestSupport", "OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness",
                                                    "passkey-devserver", crypto],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "VaultTests", dependencies: ["Locking", "TestSupport", "Vault", "Tokens", "AgentCore", "FIDO", "VirtualAuthenticator", crypto]),
+        .testTarget(name: "VaultTests", dependencies: ["Locking", "TestSupport", "Vault", "Tokens", "AgentCore", "FIDO", "VirtualAuthenticator", "Hexadecimal", crypto],
+                    exclude: ["Fixtures"]),
     ]
 )
 
