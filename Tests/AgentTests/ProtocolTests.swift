@@ -92,11 +92,20 @@ import Glibc
         let harness = try AgentHarness()
         try harness.start()
         let greedy = try harness.connect()
-        let flood = String(repeating: "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"agent.status\"}\n", count: 2_000)
-        // Write from another thread: our own send blocks once the agent stops reading us.
-        let writer = Thread { for _ in 0..<50 { try? greedy.send(flood) } }
-        writer.start()
-        try await Task.sleep(for: .milliseconds(500))
+        let flood = Array(String(repeating: "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"agent.status\"}\n", count: 2_000).utf8)
+        // Send without blocking until the socket takes no more: the agent has
+        // stopped reading us (its answers to us fill buffers we never read).
+        // Nothing to wait for on a clock: EAGAIN is the event.
+        var sent = 0, full = false
+        while !full && sent < 50 * flood.count {
+            let written = flood.withUnsafeBytes { send(greedy.fd, $0.baseAddress! + sent % flood.count, flood.count - sent % flood.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            guard written > 0 else {
+                full = errno == EAGAIN || errno == EWOULDBLOCK
+                break
+            }
+            sent += written
+        }
+        #expect(full, "the agent kept reading \(sent) bytes from a client that reads nothing")
         let other = try harness.connect()
         for id in 1...100 {
             #expect(try other.call(id, "agent.status", timeout: 5)["id"] as? Int == id)
