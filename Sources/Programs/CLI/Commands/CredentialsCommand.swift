@@ -27,7 +27,7 @@ struct CredentialsList: Verb {
 
     func execute(on backend: Backend) async throws(AgentError) {
         let interaction = TerminalInteraction(pins: pinOptions.source)
-        let pin = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
+        let pin = try pinOptions.securityKeyPIN()
         let list = try await backend.call(
             CredentialsListMethod.self,
             .init(device: deviceOptions.choice, rpId: rpId, pin: pin, interactive: interaction.canAnswer),
@@ -88,7 +88,7 @@ struct CredentialsRemove: Verb {
             throw AgentError(.cancelled, "nothing was deleted")
         }
         let interaction = TerminalInteraction(pins: pinOptions.source)
-        let pin = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
+        let pin = try pinOptions.securityKeyPIN()
         let deleted = try await backend.call(
             CredentialsDeleteMethod.self,
             .init(device: deviceOptions.choice, credentialId: credentialId, pin: pin, interactive: interaction.canAnswer),

@@ -41,7 +41,7 @@ struct RegisterCommand: Verb {
 
     func execute(on backend: Backend) async throws(AgentError) {
         let interaction = TerminalInteraction(pins: pinOptions.source)
-        let pin = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
+        let pin = try pinOptions.securityKeyPIN()
         let result = try await backend.call(
             PasskeyRegisterMethod.self,
             .init(token: token, nickname: nickname, server: server.overrides, device: deviceOptions.choice,
@@ -81,7 +81,7 @@ struct SignInCommand: Verb {
 
     func execute(on backend: Backend) async throws(AgentError) {
         let interaction = TerminalInteraction(pins: pinOptions.source)
-        let pin = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
+        let pin = try pinOptions.securityKeyPIN()
         let result = try await backend.call(
             PasskeySignInMethod.self,
             .init(alias: alias, userId: userId, discoverable: discoverable ? true : nil, user: user,

@@ -73,7 +73,7 @@ struct WebAuthnCreate: Verb {
     func execute(on backend: Backend) async throws(AgentError) {
         let options = try input.read(PublicKeyCredentialCreationOptionsJSON.self, pinFromStandardInput: pinOptions.pinStdin)
         let interaction = TerminalInteraction(pins: pinOptions.source)
-        let pin = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
+        let pin = try pinOptions.securityKeyPIN()
         let response = try await backend.call(
             WebAuthnCreateMethod.self,
             .init(options: options, origin: origin, device: deviceOptions.choice, pin: pin,
@@ -105,7 +105,7 @@ struct WebAuthnGet: Verb {
     func execute(on backend: Backend) async throws(AgentError) {
         let options = try input.read(PublicKeyCredentialRequestOptionsJSON.self, pinFromStandardInput: pinOptions.pinStdin)
         let interaction = TerminalInteraction(pins: pinOptions.source)
-        let pin = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
+        let pin = try pinOptions.securityKeyPIN()
         let response = try await backend.call(
             WebAuthnGetMethod.self,
             .init(options: options, origin: origin, device: deviceOptions.choice, pin: pin, user: user,

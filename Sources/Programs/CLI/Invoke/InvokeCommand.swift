@@ -75,7 +75,7 @@ struct InvokeCommand: Verb {
         }
         // Who asks, and for which site, is the agent's confirmation question
         // (answered by `interaction`), asked before the key is touched.
-        let pin = pinOptions.pinStdin ? try pinOptions.source.read("security key PIN", description: "") : nil
+        let pin = try pinOptions.securityKeyPIN()
         let result = try await backend.call(
             InvokeMethod.self,
             .init(url: url, device: deviceOptions.choice, passkeyId: passkeyId, pin: pin, interactive: interaction.canAnswer),

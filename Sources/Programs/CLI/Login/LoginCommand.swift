@@ -127,7 +127,7 @@ struct LoginCommand: Verb {
         // The PIN goes to the agent with each IDX call, as `webauthn.*`'s does; never on argv.
         var pin: String?
         if pinStdin {
-            pin = try PINSource(fromStandardInput: true, environment: ProcessEnvironment.current).read("security key PIN", description: "")
+            pin = try PINOptions.securityKeyPIN(from: PINSource(fromStandardInput: true, environment: ProcessEnvironment.current))
         }
         var clientSecret: String?
         if clientSecretStdin {

@@ -36,4 +36,16 @@ package struct PINOptions: ParsableArguments {
     package init() {}
 
     package var source: PINSource { PINSource(fromStandardInput: pinStdin, environment: ProcessEnvironment.current) }
+
+    /// The security key's PIN from standard input with `--pin-stdin`, read
+    /// before the request goes out; nil without it (the agent asks for it
+    /// through the interaction if the key needs one).
+    package func securityKeyPIN() throws(AgentError) -> String? {
+        pinStdin ? try Self.securityKeyPIN(from: source) : nil
+    }
+
+    /// One line of standard input as the security key's PIN (also `login`'s own `--pin-stdin`).
+    package static func securityKeyPIN(from source: PINSource) throws(AgentError) -> String {
+        try source.read("security key PIN", description: "")
+    }
 }
