@@ -2,6 +2,7 @@ import CBOR
 import ISO7816
 import SmartCard
 import Locking
+import PacketDevice
 import Synchronization
 
 /// The FIDO applet on a card, selected, as libfido2's transport callbacks
@@ -90,11 +91,11 @@ final class FIDOAppletSession: @unchecked Sendable {
     /// tx: 0 when sent, -1 when not (libfido2 reports FIDO_ERR_TX).
     func transmit(command: UInt8, payload: [UInt8]) -> Int32 {
         switch command {
-        case CTAPHIDCommand.initialise:
+        case CTAPHID.Command.initialize.rawValue:
             guard payload.count == 8 else { return -1 }
             nonce = payload
             return 0
-        case CTAPHIDCommand.cbor:
+        case CTAPHID.Command.cbor.rawValue:
             cancelRequested.store(false, ordering: .releasing)
             failure.withLock { $0 = nil }
             do throws(NFCCTAPFailure) {
@@ -106,7 +107,7 @@ final class FIDOAppletSession: @unchecked Sendable {
                 failure.withLock { $0 = error }
                 return -1
             }
-        case CTAPHIDCommand.cancel:
+        case CTAPHID.Command.cancel.rawValue:
             cancelRequested.store(true, ordering: .releasing)
             return 0
         default:
@@ -119,9 +120,9 @@ final class FIDOAppletSession: @unchecked Sendable {
     /// `milliseconds` is what is left of the request's time (-1: no limit).
     func receive(command: UInt8, into buffer: UnsafeMutableBufferPointer<UInt8>, milliseconds: Int32) -> Int32 {
         switch command {
-        case CTAPHIDCommand.initialise:
+        case CTAPHID.Command.initialize.rawValue:
             return initReply(into: buffer)
-        case CTAPHIDCommand.cbor:
+        case CTAPHID.Command.cbor.rawValue:
             guard let first = pending else { return -1 }
             pending = nil
             var deadline: ContinuousClock.Instant?
@@ -215,11 +216,4 @@ final class FIDOAppletSession: @unchecked Sendable {
             return .deviceUnavailable(error.description)
         }
     }
-}
-
-/// The CTAPHID command codes libfido2 hands its transport functions.
-enum CTAPHIDCommand {
-    static let initialise: UInt8 = 0x06
-    static let cbor: UInt8 = 0x10
-    static let cancel: UInt8 = 0x11
 }

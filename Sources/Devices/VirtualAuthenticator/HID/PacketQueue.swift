@@ -1,3 +1,5 @@
+import PacketDevice
+
 /// Packets waiting for one host connection to read them, oldest first.
 struct PacketQueue {
     private var packets: [[UInt8]] = []

@@ -1,3 +1,5 @@
+import PacketDevice
+
 /// A CTAPHID message being received: the initialization packet gave its
 /// channel, command and length; continuation packets fill in the rest.
 struct PartialMessage {

@@ -1,4 +1,5 @@
 import Dispatch
+import PacketDevice
 
 /// A CTAPHID device (CTAP 2.1 §11.2) in front of a `CTAP2Authenticator`:
 /// 64-byte packets in, 64-byte packets out, as a USB security key's HID

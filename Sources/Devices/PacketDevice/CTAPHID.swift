@@ -1,19 +1,21 @@
-/// CTAPHID constants (CTAP 2.1 §11.2).
-enum CTAPHID {
-    static let packetSize = 64
-    static let initHeaderSize = 7   // CID(4) ‖ CMD(1) ‖ BCNT(2)
-    static let continuationHeaderSize = 5  // CID(4) ‖ SEQ(1)
-    static let initPayloadSize = packetSize - initHeaderSize          // 57
-    static let continuationPayloadSize = packetSize - continuationHeaderSize  // 59
+/// CTAPHID (CTAP 2.1 §11.2): the packet layout, command and error codes,
+/// and message framing — the one copy, for libfido2's transport hooks in
+/// FIDO and the software authenticator's HID side.
+public enum CTAPHID {
+    public static let packetSize = 64
+    public static let initHeaderSize = 7   // CID(4) ‖ CMD(1) ‖ BCNT(2)
+    public static let continuationHeaderSize = 5  // CID(4) ‖ SEQ(1)
+    public static let initPayloadSize = packetSize - initHeaderSize          // 57
+    public static let continuationPayloadSize = packetSize - continuationHeaderSize  // 59
     /// 57 + 128 × 59: what sequence numbers 0…127 can carry.
-    static let maximumMessageSize = initPayloadSize + 128 * continuationPayloadSize
+    public static let maximumMessageSize = initPayloadSize + 128 * continuationPayloadSize
 
-    static let broadcastChannel: UInt32 = 0xFFFF_FFFF
+    public static let broadcastChannel: UInt32 = 0xFFFF_FFFF
     /// Bit 7 of byte 4 marks an initialization packet.
-    static let initFlag: UInt8 = 0x80
+    public static let initFlag: UInt8 = 0x80
 
     /// Command codes (without the init flag).
-    enum Command: UInt8 {
+    public enum Command: UInt8, Sendable {
         case ping = 0x01
         case msg = 0x03
         case lock = 0x04
@@ -26,7 +28,7 @@ enum CTAPHID {
     }
 
     /// CTAPHID_ERROR codes.
-    enum ErrorCode: UInt8 {
+    public enum ErrorCode: UInt8, Sendable {
         case invalidCommand = 0x01
         case invalidParameter = 0x02
         case invalidLength = 0x03
@@ -37,14 +39,8 @@ enum CTAPHID {
         case other = 0x7F
     }
 
-    /// INIT reply fields.
-    static let protocolVersion: UInt8 = 2
-    static let deviceVersion: (major: UInt8, minor: UInt8, build: UInt8) = (1, 0, 0)
-    /// WINK | CBOR | NMSG (no CTAPHID_MSG: this key speaks no U2F).
-    static let capabilities: UInt8 = 0x01 | 0x04 | 0x08
-
     /// Splits a message into 64-byte packets on `channel`.
-    static func packets(channel: UInt32, command: Command, payload: [UInt8]) -> [[UInt8]] {
+    public static func packets(channel: UInt32, command: Command, payload: [UInt8]) -> [[UInt8]] {
         var result: [[UInt8]] = []
         result.reserveCapacity(1 + (max(0, payload.count - initPayloadSize) + continuationPayloadSize - 1) / continuationPayloadSize)
         var packet = [UInt8](repeating: 0, count: packetSize)
@@ -70,18 +66,18 @@ enum CTAPHID {
         return result
     }
 
-    static func channel(of packet: [UInt8]) -> UInt32 {
+    public static func channel(of packet: [UInt8]) -> UInt32 {
         UInt32(packet[0]) << 24 | UInt32(packet[1]) << 16 | UInt32(packet[2]) << 8 | UInt32(packet[3])
     }
 
-    static func writeChannel(_ channel: UInt32, into packet: inout [UInt8]) {
+    public static func writeChannel(_ channel: UInt32, into packet: inout [UInt8]) {
         packet[0] = UInt8(truncatingIfNeeded: channel >> 24)
         packet[1] = UInt8(truncatingIfNeeded: channel >> 16)
         packet[2] = UInt8(truncatingIfNeeded: channel >> 8)
         packet[3] = UInt8(truncatingIfNeeded: channel)
     }
 
-    static func channelBytes(_ channel: UInt32) -> [UInt8] {
+    public static func channelBytes(_ channel: UInt32) -> [UInt8] {
         [UInt8(truncatingIfNeeded: channel >> 24), UInt8(truncatingIfNeeded: channel >> 16),
          UInt8(truncatingIfNeeded: channel >> 8), UInt8(truncatingIfNeeded: channel)]
     }
