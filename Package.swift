@@ -2,7 +2,7 @@
 // passkey-agent: a hardware-backed passkey and token agent for Linux.
 //
 // One folder of Sources/ per layer, listed here from the bottom up: System,
-// Formats, Devices, Identity, Agent, Programs. A target uses only targets of
+// Wire, Devices, Identity, Agent, Programs. A target uses only targets of
 // the folders below its own and those listed before it in its own folder;
 // docs/ARCHITECTURE.md is the map.
 import PackageDescription
@@ -69,26 +69,26 @@ let package = Package(
         // written at build time by the BuildCommit plugin (Plugins/BuildCommit).
         .target(name: "BuildInfo", path: "Sources/System/BuildInfo", plugins: ["BuildCommit"]),
 
-        // MARK: Sources/Formats — encodings, the WebAuthn model, what an operation asks the user,
+        // MARK: Sources/Wire — encodings, the WebAuthn model, what an operation asks the user,
         // files on disk: pure data, no device, no network.
-        .target(name: "CBOR", dependencies: ["CCBOR"], path: "Sources/Formats/CBOR"),
-        .target(name: "Hexadecimal", path: "Sources/Formats/Hexadecimal"),  // bytes as hex text, and back: the one implementation
-        .target(name: "ISO7816", dependencies: ["Hexadecimal"], path: "Sources/Formats/ISO7816"),
-        .target(name: "PIVWire", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras], path: "Sources/Formats/PIVWire"),
-        .target(name: "SecureFiles", path: "Sources/Formats/SecureFiles"),
+        .target(name: "CBOR", dependencies: ["CCBOR"], path: "Sources/Wire/CBOR"),
+        .target(name: "Hexadecimal", path: "Sources/Wire/Hexadecimal"),  // bytes as hex text, and back: the one implementation
+        .target(name: "ISO7816", dependencies: ["Hexadecimal"], path: "Sources/Wire/ISO7816"),
+        .target(name: "PIVWire", dependencies: ["ISO7816", "CLibCrypto", crypto, cryptoExtras], path: "Sources/Wire/PIVWire"),
+        .target(name: "SecureFiles", path: "Sources/Wire/SecureFiles"),
         // Any JSON value, held before it is decoded into a type of its own, and the limits outside JSON is measured against first.
-        .target(name: "BoundedJSON", path: "Sources/Formats/BoundedJSON"),
+        .target(name: "BoundedJSON", path: "Sources/Wire/BoundedJSON"),
         // One line naming the JSON member a DecodingError is about, for every reader of outside JSON.
-        .target(name: "DecodingErrors", path: "Sources/Formats/DecodingErrors"),
+        .target(name: "DecodingErrors", path: "Sources/Wire/DecodingErrors"),
         // base64url, the one encoder and decoder; each caller says whether its protocol allows padding.
-        .target(name: "Base64", path: "Sources/Formats/Base64"),
+        .target(name: "Base64", path: "Sources/Wire/Base64"),
         // WebAuthn's JSON forms on FoundationEssentials alone: the agent's protocol speaks them.
-        .target(name: "WebAuthnJSON", dependencies: ["Base64"], path: "Sources/Formats/WebAuthnJSON"),
-        .target(name: "WebAuthn", dependencies: ["Base64", "WebAuthnJSON", "CBOR", "Hexadecimal", crypto, cryptoExtras, x509, asn1], path: "Sources/Formats/WebAuthn"),
+        .target(name: "WebAuthnJSON", dependencies: ["Base64"], path: "Sources/Wire/WebAuthnJSON"),
+        .target(name: "WebAuthn", dependencies: ["Base64", "WebAuthnJSON", "CBOR", "Hexadecimal", crypto, cryptoExtras, x509, asn1], path: "Sources/Wire/WebAuthn"),
         // What an operation asks the user (PIN, touch, which account): no dependencies, so the light client can use it.
-        .target(name: "Interaction", path: "Sources/Formats/Interaction"),
+        .target(name: "Interaction", path: "Sources/Wire/Interaction"),
         // Which host names can only mean this machine: one rule for http token endpoints, http WebAuthn origins, the devserver's listen address.
-        .target(name: "LoopbackHost", path: "Sources/Formats/LoopbackHost"),
+        .target(name: "LoopbackHost", path: "Sources/Wire/LoopbackHost"),
 
         // MARK: Sources/Devices — security keys and smart cards: libfido2 and pcsc-lite, and the
         // software authenticator and card that stand in for them.
@@ -128,8 +128,8 @@ let package = Package(
         // Asking the person where no socket client answers: pinentry (PIN, CONFIRM) and a
         // UserInteraction over it, for the CLI without a terminal and the agent's own D-Bus requests.
         .target(name: "Prompts", dependencies: ["CSpawn", "Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
-        .target(name: "AgentProtocol", dependencies: ["BoundedJSON", "BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/Protocol"),
-        .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/Client"),
+        .target(name: "AgentProtocol", dependencies: ["BoundedJSON", "BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/AgentProtocol"),
+        .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/AgentClient"),
         .target(name: "AgentCore", dependencies: ["Base64", "Locking", "AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX",
                                                   "PIV", "PIVWire", "SmartCard", "Hexadecimal", "Prompts", "WebAuthnJSON", "SecureFiles"], path: "Sources/Agent/Core"),
@@ -137,13 +137,13 @@ let package = Package(
         .target(name: "DesktopBus", dependencies: ["CSystemd", "AgentCore", "AgentProtocol", "Interaction", "Prompts", "Settings", "Tokens", logging],
                 path: "Sources/Agent/DesktopBus"),
         .target(name: "AgentServer", dependencies: ["Locking", "AgentCore", "AgentProtocol", "Interaction", "CMalloc", "DesktopBus",
-                                                    nio, nioPosix, logging], path: "Sources/Agent/Server"),
+                                                    nio, nioPosix, logging], path: "Sources/Agent/AgentServer"),
 
         // MARK: Sources/Programs — the command line and the executables: thin mains.
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
         .target(name: "PasskeyCLI", dependencies: ["CSpawn", "Locking", "AgentClient", "AgentProtocol", "Interaction", "Prompts", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
-                                                  "WebAuthnJSON", "Hexadecimal", "LoopbackHost", argumentParser], path: "Sources/Programs/CLI",
+                                                  "WebAuthnJSON", "Hexadecimal", "LoopbackHost", argumentParser], path: "Sources/Programs/PasskeyCLI",
                 swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
         // commands with the agent's core, when no agent answers (docs/ARCHITECTURE.md, "Programs").
@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(name: "passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/passkey",
                           linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         // The names git and docker run for a credential helper called `passkey`: each execs
-        // `passkey credential git|docker` with its arguments (CLI/TokenConsumers).
+        // `passkey credential git|docker` with its arguments (PasskeyCLI/TokenConsumers).
         .executableTarget(name: "git-credential-passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/git-credential-passkey"),
         .executableTarget(name: "docker-credential-passkey", dependencies: ["PasskeyCLI"], path: "Sources/Programs/docker-credential-passkey"),
         .executableTarget(name: "passkey-local", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Interaction"],

@@ -12,7 +12,7 @@ import TestSupport
 @Suite(.ownThreads) struct LayersScriptTests {
     /// `stand-in/`: a package whose product `Crypto` is the target Crypto, which
     /// depends on CryptoCore (in no product). `app/`: a package depending on it,
-    /// with two targets in the Formats layer; Encoding declares `encoding`.
+    /// with two targets in the Wire layer; Encoding declares `encoding`.
     static func packages(encoding: String, sources: [String: String]) throws -> String {
         let root = try TemporaryDirectory.make(prefix: "layers")
         let standIn = """
@@ -31,8 +31,8 @@ import TestSupport
                 name: "app",
                 dependencies: [.package(path: "../stand-in")],
                 targets: [
-                    .target(name: "Encoding", dependencies: \(encoding), path: "Sources/Formats/Encoding"),
-                    .target(name: "Signing", dependencies: [.product(name: "Crypto", package: "stand-in")], path: "Sources/Formats/Signing"),
+                    .target(name: "Encoding", dependencies: \(encoding), path: "Sources/Wire/Encoding"),
+                    .target(name: "Signing", dependencies: [.product(name: "Crypto", package: "stand-in")], path: "Sources/Wire/Signing"),
                 ]
             )
             """
@@ -56,24 +56,24 @@ import TestSupport
     @Test("an undeclared import of another package's module fails, naming the file, the module and the product to declare")
     func undeclaredExternalImportFails() throws {
         let root = try Self.packages(encoding: "[]", sources: [
-            "app/Sources/Formats/Encoding/Encoding.swift": "import Foundation\nimport Crypto\n\npublic let encoding = 1\n",
-            "app/Sources/Formats/Signing/Signing.swift": "import Glibc\nimport Crypto\n@_implementationOnly import CryptoCore\n\npublic let signing = 1\n",
+            "app/Sources/Wire/Encoding/Encoding.swift": "import Foundation\nimport Crypto\n\npublic let encoding = 1\n",
+            "app/Sources/Wire/Signing/Signing.swift": "import Glibc\nimport Crypto\n@_implementationOnly import CryptoCore\n\npublic let signing = 1\n",
         ])
         defer { TemporaryDirectory.remove(root) }
         let result = try Self.layers(root)
         #expect(result.status == 1, "\(result.standardError)")
         let lines = result.standardError.split(separator: "\n").map(String.init)
         #expect(lines == [
-            #"scripts/layers: Sources/Formats/Encoding/Encoding.swift: imports Crypto (of stand-in), which Encoding declares no product for: declare .product(name: "Crypto", package: "stand-in")"#,
-            "scripts/layers: Sources/Formats/Signing/Signing.swift: imports CryptoCore (of stand-in), which Signing declares no product for: no product of stand-in provides it",
+            #"scripts/layers: Sources/Wire/Encoding/Encoding.swift: imports Crypto (of stand-in), which Encoding declares no product for: declare .product(name: "Crypto", package: "stand-in")"#,
+            "scripts/layers: Sources/Wire/Signing/Signing.swift: imports CryptoCore (of stand-in), which Signing declares no product for: no product of stand-in provides it",
         ], "\(result.standardError)")
     }
 
     @Test("the same imports pass once the product is declared, and system modules need nothing")
     func declaredExternalImportPasses() throws {
         let root = try Self.packages(encoding: #"[.product(name: "Crypto", package: "stand-in")]"#, sources: [
-            "app/Sources/Formats/Encoding/Encoding.swift": "import Foundation\nimport Crypto\n\npublic let encoding = 1\n",
-            "app/Sources/Formats/Signing/Signing.swift": "import Glibc\nimport Crypto\n\npublic let signing = 1\n",
+            "app/Sources/Wire/Encoding/Encoding.swift": "import Foundation\nimport Crypto\n\npublic let encoding = 1\n",
+            "app/Sources/Wire/Signing/Signing.swift": "import Glibc\nimport Crypto\n\npublic let signing = 1\n",
         ])
         defer { TemporaryDirectory.remove(root) }
         let result = try Self.layers(root)

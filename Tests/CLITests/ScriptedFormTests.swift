@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The light `passkey` reads the plain forms of `status` and `token get`
-/// without ArgumentParser (CLI/Runtime/ScriptedForm.swift); `passkey-local`
+/// without ArgumentParser (PasskeyCLI/Runtime/ScriptedForm.swift); `passkey-local`
 /// always parses with ArgumentParser. Every form the reader accepts, and the
 /// near misses it must leave to ArgumentParser, give the same output and exit
 /// status through both programs, with an agent and without one.

@@ -14,7 +14,7 @@ import TestSupport
 /// takes a few seconds, most of it the compile.
 @Suite(.ownThreads) struct DirectoryReadSanitizerTests {
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Sources/Formats/SecureFiles").standardized.path
+        .appendingPathComponent("../../Sources/Wire/SecureFiles").standardized.path
 
     @Test func removingStaleFilesFromALargeDirectoryIsCleanUnderAddressSanitizer() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("asan-readdir-\(UUID())").path
