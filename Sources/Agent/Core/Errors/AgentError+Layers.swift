@@ -1,43 +1,31 @@
 import AgentProtocol
-import BeyondIdentity
-import FIDO
-import HTTPTransport
-import OpenID
-import Passwordless
-import PIV
-import Settings
-import SmartCard
-import Tokens
-import Vault
-import VirtualAuthenticator
-import WebAuthn
-import WebAuthnClient
 
 /// Every layer's error, turned into the one error the socket and the CLI
-/// speak: the one place that does it (one file per source layer beside this
-/// one). Each layer's messages are already one clear line without secrets;
-/// this adds the machine-readable kind and facts such as `triesLeft`.
+/// speak: the one place that does it. Each error type maps itself
+/// (`AgentErrorMapping`, one file per source layer beside this one) with an
+/// exhaustive switch over its cases — no `default` — so a case a library
+/// adds does not compile until someone decides what it means to a client.
+/// Each layer's messages are already one clear line without secrets; the
+/// mapping adds the machine-readable kind and facts such as `triesLeft`.
 /// `MethodTable` applies it to whatever a handler throws.
+protocol AgentErrorMapping: Error {
+    var agentError: AgentError { get }
+}
+
 extension AgentError {
+    /// An error of no type that maps itself is not one of ours (a runtime
+    /// or a third-party failure that escaped its library): `internal`.
     public init(_ error: any Error) {
-        switch error {
-        case let error as AgentError: self = error
-        case let error as FIDOError: self.init(fido: error)
-        case let error as CeremonyError: self.init(ceremony: error)
-        case let error as PasswordlessError: self.init(passwordless: error)
-        case let error as HTTPTransportError: self.init(transport: error)
-        case let error as PIVError: self.init(piv: error)
-        case let error as SmartCardError: self.init(smartCard: error)
-        case let error as VaultError: self.init(vault: error)
-        case let error as TokenError: self.init(token: error)
-        case let error as OpenIDError: self.init(openID: error)
-        case let error as InvokeError: self.init(invoke: error)
-        case let error as AccountSettingsError: self.init(.invalidInput, error.description)
-        case let error as SettingsError: self.init(.invalidInput, error.description)
-        case let error as VirtualAuthenticatorError: self.init(.deviceUnavailable, error.description)
-        case let error as WebAuthnError: self.init(.invalidInput, error.description)
-        case is CancellationError: self.init(.cancelled, "the request was cancelled")
-        default: self.init(.internal, "unexpected error: \(error)")
+        if let error = error as? AgentError {
+            self = error
+        } else if let mapped = error as? any AgentErrorMapping {
+            self = mapped.agentError
+        } else {
+            self.init(.internal, "unexpected error: \(error)")
         }
     }
+}
+
+extension CancellationError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(.cancelled, "the request was cancelled") }
 }

@@ -48,3 +48,11 @@ extension AgentError {
         }
     }
 }
+
+extension PIVError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(piv: self) }
+}
+
+extension SmartCardError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(smartCard: self) }
+}

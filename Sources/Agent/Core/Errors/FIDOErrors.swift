@@ -1,9 +1,12 @@
 import AgentProtocol
 import FIDO
+import VirtualAuthenticator
+import WebAuthn
 import WebAuthnClient
 
-/// A security key's failures (libfido2's statuses, as FIDOError) and the
-/// WebAuthn client's, as the protocol's error kinds. Tries left travel in
+/// A security key's failures (libfido2's statuses, as FIDOError), the
+/// WebAuthn client's, the virtual authenticator's set-up and WebAuthn
+/// structures that do not parse, as the protocol's error kinds. Tries left travel in
 /// `triesLeft`.
 extension AgentError {
     init(fido error: FIDOError) {
@@ -40,6 +43,32 @@ extension AgentError {
         case .noSuchAccount(_, let available):
             self.init(.notFound, error.description, details: ["accounts": .array(available.map { .string($0) })])
         case .cancelled: self.init(.cancelled, error.description)
+        }
+    }
+}
+
+extension FIDOError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(fido: self) }
+}
+
+extension CeremonyError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(ceremony: self) }
+}
+
+extension VirtualAuthenticatorError: AgentErrorMapping {
+    var agentError: AgentError {
+        switch self {
+        case .stateUnreadable, .stateCorrupt, .stateFormatUnsupported, .stateNotWritable, .invalidPolicy, .invalidConfiguration:
+            return AgentError(.deviceUnavailable, description)
+        }
+    }
+}
+
+extension WebAuthnError: AgentErrorMapping {
+    var agentError: AgentError {
+        switch self {
+        case .malformed, .unsupportedAlgorithm, .verificationFailed:
+            return AgentError(.invalidInput, description)
         }
     }
 }

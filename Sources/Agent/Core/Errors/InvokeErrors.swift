@@ -26,3 +26,24 @@ extension AgentError {
         }
     }
 }
+
+extension InvokeError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(invoke: self) }
+}
+
+/// The identity provider's redirects after a proof, followed through the
+/// trusted application's hosts only.
+extension RedirectChainError: AgentErrorMapping {
+    var agentError: AgentError {
+        switch self {
+        case .notFollowed: return AgentError(.denied, description)
+        case .network: return AgentError(.networkError, description)
+        case .noRedirect, .tooManyHops: return AgentError(.serverError, description)
+        }
+    }
+}
+
+/// A trusted application in config.toml that cannot be used.
+extension InvokeTrustError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(.invalidInput, description) }
+}

@@ -35,3 +35,21 @@ extension AgentError {
         }
     }
 }
+
+extension OpenIDError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(openID: self) }
+}
+
+/// A login request OpenID's rules refused: the person's input, except a
+/// device flow the provider does not offer.
+extension LoginRequestError: AgentErrorMapping {
+    var agentError: AgentError {
+        switch self {
+        case .scopeCount, .scope, .extraCount, .extraParameter, .reservedParameter, .notPrivateUseRedirect, .privateUseRedirectForm,
+             .clientSecret, .endpointForm, .unusableEndpoint, .deviceFlowRouted:
+            return AgentError(.invalidInput, description)
+        case .noDeviceAuthorizationEndpoint:
+            return AgentError(.unsupported, description)
+        }
+    }
+}

@@ -20,6 +20,17 @@ extension AgentError {
     }
 
     init(transport error: HTTPTransportError) {
-        self.init(.networkError, error.description)
+        switch error {
+        case .invalidURL, .connectTimeout, .requestTimeout, .connectionFailed, .responseTooLarge:
+            self.init(.networkError, error.description)
+        }
     }
+}
+
+extension PasswordlessError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(passwordless: self) }
+}
+
+extension HTTPTransportError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(transport: self) }
 }

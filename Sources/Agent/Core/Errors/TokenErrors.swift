@@ -27,3 +27,7 @@ extension AgentError {
         }
     }
 }
+
+extension TokenError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(token: self) }
+}

@@ -36,3 +36,7 @@ extension AgentError {
         }
     }
 }
+
+extension VaultError: AgentErrorMapping {
+    var agentError: AgentError { AgentError(vault: self) }
+}

@@ -30,7 +30,7 @@ extension CoreServices {
         do {
             client = try IDXClient(transport: http, metadata: plan.metadata, clientId: plan.clientId, clientSecret: plan.clientSecret)
         } catch {
-            throw Self.agentError(error)
+            throw error.agentError
         }
         let timeout = Int64(clamping: plan.timeout.components.seconds)
         let expiresAt = OutsideSeconds.instant(timeout, after: TokenSet.now())
@@ -40,7 +40,7 @@ extension CoreServices {
                 try await Self.startIDX(client, plan: plan, redirectURI: redirectURI)
             }
         } catch let error as IDXError {
-            throw Self.agentError(error)
+            throw error.agentError
         }
         let login = IDXLogin(plan: plan, client: client, authenticator: params.authenticator, redirectURI: redirectURI,
                              expiresAt: expiresAt, transaction: transaction, response: response)
@@ -70,8 +70,8 @@ extension CoreServices {
         defer { login.release() }
         let response = await login.response
         guard let form = response.remediation(params.remediation) else {
-            throw Self.agentError(.noSuchRemediation(TokenError.sanitised(String(params.remediation.prefix(64))) ?? "",
-                                                     offered: response.remediations.map(\.name)))
+            throw IDXError.noSuchRemediation(TokenError.sanitised(String(params.remediation.prefix(64))) ?? "",
+                                                     offered: response.remediations.map(\.name))
         }
         let ceremony = IDXCeremony(device: params.device, pin: params.pin,
                                    interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false))
@@ -96,7 +96,7 @@ extension CoreServices {
             if case .missingValue = error { throw AgentError(.invalidInput, error.description) }
             if case .badValue = error { throw AgentError(.invalidInput, error.description) }
             logins.remove(login)
-            throw Self.agentError(error)
+            throw error.agentError
         } catch {
             logins.remove(login)
             throw error
@@ -127,7 +127,7 @@ extension CoreServices {
             }
         } catch let error as IDXError {
             logins.remove(login)
-            throw Self.agentError(error)
+            throw error.agentError
         } catch {
             logins.remove(login)
             throw error
@@ -211,24 +211,6 @@ extension CoreServices {
         return IDXStep(done: false, remediation: form.name, fields: fields,
                        offered: response.remediations.map(\.name) + (response.cancel == nil ? [] : ["cancel"]),
                        messages: messages, expiresAt: expiresAt)
-    }
-
-    /// IDX failures as the protocol's error kinds.
-    static func agentError(_ error: IDXError) -> AgentError {
-        switch error {
-        case .token(let openID): return AgentError(openID)
-        case .network(let transport): return AgentError(transport)
-        case .sessionExpired: return AgentError(.timeout, error.description, details: ["errorCode": .string("idx.session.expired")])
-        case .missingValue, .badValue: return AgentError(.invalidInput, error.description)
-        case .noRemediation, .noSuchRemediation: return AgentError(.unsupported, error.description)
-        case .foreignHref: return AgentError(.denied, error.description)
-        case .refused: return AgentError(.denied, error.description)
-        case .interactRefused(_, let code, _):
-            return AgentError(.serverError, error.description, details: code.map { ["errorCode": .string($0)] } ?? [:])
-        case .server(_, _, let code, _):
-            return AgentError(.serverError, error.description, details: code.map { ["errorCode": .string($0)] } ?? [:])
-        case .noInteractEndpoint, .malformed, .webauthn: return AgentError(.serverError, error.description)
-        }
     }
 }
 

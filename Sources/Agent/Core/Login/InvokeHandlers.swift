@@ -120,16 +120,7 @@ extension CoreServices {
     /// (`RedirectChain`), to the login in flight it belongs to.
     private func followRedirects(from start: String, application: TrustedApplication) async throws -> String {
         let chain = RedirectChain(application: application, transport: http)
-        let reached: String
-        do {
-            reached = try await chain.follow(from: start) { !logins.logins(awaiting: $0).isEmpty }
-        } catch {
-            switch error {
-            case .notFollowed: throw AgentError(.denied, error.description)
-            case .network: throw AgentError(.networkError, error.description)
-            case .noRedirect, .tooManyHops: throw AgentError(.serverError, error.description)
-            }
-        }
+        let reached = try await chain.follow(from: start) { !logins.logins(awaiting: $0).isEmpty }
         return try deliverRedirect(reached)
     }
 
