@@ -1,5 +1,6 @@
 import AgentProtocol
 import FoundationEssentials
+import OpenID
 import Tokens
 import Vault
 
@@ -93,7 +94,7 @@ extension CoreServices {
             throw AgentError(.notFound, "no ID token is stored for \"\(account)\" (its login asked for no `openid` scope)")
         }
         if let scope = params.scope, !Self.sameScopes(scope, cached.scope) {
-            try Self.checkScopes(scope.split(separator: " ").map(String.init))
+            try LoginRequestRules.checkScopes(scope.split(separator: " ").map(String.init))
             return try await narrowedAccessToken(account, scope: scope, idToken: params.idToken == true)
         }
         if cached.isValid(for: minValid, now: TokenSet.now()) {

@@ -52,10 +52,7 @@ extension CoreServices {
 
     private func checkRefreshedIDToken(_ idToken: String, previous: String?, settings: AccountSettings,
                                        clientId: String) async throws {
-        let provider = logins.provider(settings.issuer) {
-            OpenIDProvider(issuer: settings.issuer, transport: http, cacheDirectory: paths.openIDCacheDirectory)
-        }
-        let validator = IDTokenValidator(provider: provider, clientId: clientId)
+        let validator = IDTokenValidator(provider: openIDProvider(settings.issuer), clientId: clientId)
         if let previous = previous.flatMap({ try? IDTokenClaims(previouslyValidated: $0) }) {
             _ = try await validator.validateRefreshed(idToken, previous: previous)
             return

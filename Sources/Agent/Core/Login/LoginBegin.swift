@@ -8,13 +8,9 @@ import Tokens
 /// `login.begin`: checks what it is given, discovers the provider, chooses
 /// the flow, starts its first step, and leaves a task running that finishes
 /// the login (LoginLanding.swift) while the client shows what to do.
+/// What the request may ask is OpenID's rule (`LoginRequestRules`); this
+/// file wires the params, the saved account and the vault to it.
 extension CoreServices {
-    static let defaultScopes = ["openid", "profile", "email", "offline_access"]
-
-    /// Authorization-request parameters the agent sets itself: `extra` may not override them.
-    static let reservedParameters: Set<String> = ["response_type", "client_id", "redirect_uri", "scope", "state", "nonce",
-                                                  "code_challenge", "code_challenge_method"]
-
     func beginLogin(_ params: LoginBeginMethod.Params, interaction: any UserInteraction) async throws -> LoginStarted {
         let account = params.account
         try Self.checkAccount(account)
@@ -32,15 +28,15 @@ extension CoreServices {
             throw AgentError(.invalidInput, "\"\(account)\" signs in at \(saved.issuer), not \(Endpoint.shown(issuer)): "
                              + "use another account name, or --force to replace it")
         }
-        let scopes = params.scopes ?? saved?.scopes ?? Self.defaultScopes
-        try Self.checkScopes(scopes)
+        let scopes = params.scopes ?? saved?.scopes ?? LoginRequestRules.defaultScopes
+        try LoginRequestRules.checkScopes(scopes)
         // `--idp` is remembered: a later `passkey login ACCOUNT` routes to the same
         // identity provider; `--idp ''` stops routing.
         var extraParameters = params.extra ?? [:]
         if extraParameters["idp"] == nil, let idp = saved?.idp { extraParameters["idp"] = idp }
         if extraParameters["idp"] == "" { extraParameters["idp"] = nil }
         let idp = extraParameters["idp"]
-        let extra = try Self.checkExtra(extraParameters)
+        let extra = try LoginRequestRules.checkExtra(extraParameters)
         let username = params.username ?? saved?.username
         if let username {
             guard (1...256).contains(username.utf8.count), TokenError.sanitised(username) == username else {
@@ -52,13 +48,8 @@ extension CoreServices {
         let port = params.port ?? 0
         guard (0...65535).contains(port) else { throw AgentError(.invalidParams, "`port` is 0 (any) to 65535") }
         let idx = params.flow == .oktaIDX || (params.flow == nil && saved?.flow == LoginFlow.oktaIDX.rawValue)
-        let privateRedirect = idx ? nil : try params.redirectURI.map(Self.checkPrivateUseRedirect)
-
-        if let secret = params.clientSecret {
-            guard (1...1024).contains(secret.utf8.count), !secret.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
-                throw AgentError(.invalidInput, "a client secret is 1 to 1024 characters without control characters")
-            }
-        }
+        let privateRedirect = idx ? nil : try params.redirectURI.map(LoginRequestRules.checkPrivateUseRedirect)
+        if let secret = params.clientSecret { try LoginRequestRules.checkClientSecret(secret) }
         // The tokens land in the vault at the end: find out now that it is
         // locked, not after the person has been through the browser. A login
         // again with the same client reuses the secret stored with the tokens.
@@ -67,15 +58,15 @@ extension CoreServices {
         }
         let clientSecret = params.clientSecret ?? storedSecret
 
-        let provider = logins.provider(issuer) {
-            OpenIDProvider(issuer: issuer, transport: http, cacheDirectory: paths.openIDCacheDirectory)
-        }
-        let deviceEndpoint = try Self.endpoint(params.deviceAuthorizationEndpoint ?? saved?.deviceAuthorizationEndpoint,
-                                               option: "--device-authorization-endpoint")
-        let revocationEndpoint = try Self.endpoint(params.revocationEndpoint ?? saved?.revocationEndpoint, option: "--revocation-endpoint")
-        let metadata = Self.overriding(try await provider.metadata(), deviceAuthorization: deviceEndpoint, revocation: revocationEndpoint)
-        let flow = try Self.chooseFlow(params.flow ?? saved?.flow.flatMap(LoginFlow.init(rawValue:)) ?? .auto,
-                                       display: params.display ?? false, metadata: metadata, routed: idp != nil)
+        let provider = openIDProvider(issuer)
+        let deviceEndpoint = try LoginRequestRules.checkEndpoint(params.deviceAuthorizationEndpoint ?? saved?.deviceAuthorizationEndpoint,
+                                                                 option: "--device-authorization-endpoint")
+        let revocationEndpoint = try LoginRequestRules.checkEndpoint(params.revocationEndpoint ?? saved?.revocationEndpoint,
+                                                                     option: "--revocation-endpoint")
+        let metadata = LoginRequestRules.overriding(try await provider.metadata(), deviceAuthorization: deviceEndpoint,
+                                                    revocation: revocationEndpoint)
+        let flow = try Self.flow(params.flow ?? saved?.flow.flatMap(LoginFlow.init(rawValue:)) ?? .auto,
+                                 display: params.display ?? false, metadata: metadata, routed: idp != nil)
         let deadline = OutsideSeconds.instant(Int64(timeout), after: TokenSet.now())
         let plan = LoginPlan(account: account, issuer: issuer, clientId: clientId, clientSecret: clientSecret, scopes: scopes, flow: flow,
                              force: params.force == true, previousSubject: saved?.subject, provider: provider,
@@ -150,29 +141,21 @@ extension CoreServices {
         }
     }
 
-    /// `auto`: a browser where there is a display; without one the device
-    /// grant when the provider has it, else paste (login.md §5.2). A login
-    /// routed to an identity provider (`idp`) needs the authorization request
-    /// that carries it, which the device grant has not: paste then, and an
-    /// explicit device flow is refused rather than routed nowhere.
-    static func chooseFlow(_ asked: LoginFlow, display: Bool, metadata: ProviderMetadata,
-                           routed: Bool = false) throws(AgentError) -> LoginFlow {
+    /// The flow `LoginRequestRules.chooseFlow` picks for what was asked;
+    /// okta-idx is never chosen by it, only asked for.
+    static func flow(_ asked: LoginFlow, display: Bool, metadata: ProviderMetadata, routed: Bool) throws(LoginRequestError) -> LoginFlow {
+        let choice: OpenIDFlow?
         switch asked {
-        case .auto:
-            if display { return .browser }
-            return metadata.deviceAuthorizationEndpoint != nil && !routed ? .device : .paste
-        case .device:
-            guard !routed else {
-                throw AgentError(.invalidInput, "--idp routes the browser's authorization request, which the device flow does not have: "
-                                 + "use --flow browser or --flow paste (or --idp '' to stop routing)")
-            }
-            guard metadata.deviceAuthorizationEndpoint != nil else {
-                throw AgentError(.unsupported, "\(metadata.issuer) advertises no device authorization endpoint: give it with "
-                                 + "--device-authorization-endpoint URL, or use --flow browser or --flow paste")
-            }
-            return .device
-        case .browser, .paste, .oktaIDX:
-            return asked
+        case .oktaIDX: return .oktaIDX
+        case .auto: choice = nil
+        case .browser: choice = .browser
+        case .paste: choice = .paste
+        case .device: choice = .device
+        }
+        switch try LoginRequestRules.chooseFlow(choice, display: display, metadata: metadata, routed: routed) {
+        case .browser: return .browser
+        case .paste: return .paste
+        case .device: return .device
         }
     }
 
@@ -196,70 +179,6 @@ extension CoreServices {
             guard let code = try await group.next() else { throw CancellationError() }
             return code
         }
-    }
-
-    /// RFC 8252 §7.1: a private-use scheme in reverse domain-name form
-    /// (`com.example.app:/callback`): a scheme with a dot, never http(s) —
-    /// an https redirect would be a web page that could collect the code.
-    static func checkPrivateUseRedirect(_ uri: String) throws(AgentError) -> String {
-        guard uri.utf8.count <= 2048, let colon = uri.firstIndex(of: ":") else {
-            throw AgentError(.invalidInput, "--redirect-uri must be a private-use scheme URI such as com.example.app:/callback")
-        }
-        let scheme = uri[..<colon].lowercased()
-        guard scheme.contains("."), scheme.first?.isLetter == true,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }),
-              !uri.contains("#"), !uri.contains("?"),
-              !uri.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f }) else {
-            throw AgentError(.invalidInput, "--redirect-uri must be a private-use scheme in reverse domain-name form "
-                             + "(RFC 8252 §7.1), such as com.example.app:/callback, without a query or fragment")
-        }
-        return uri
-    }
-
-    /// An endpoint given for a provider that does not advertise it (or saved
-    /// from such a login): the rule every discovered endpoint passes.
-    static func endpoint(_ url: String?, option: String) throws(AgentError) -> String? {
-        guard let url else { return nil }
-        guard url.utf8.count <= 2048, !url.contains("#") else {
-            throw AgentError(.invalidInput, "\(option) must be a URL of at most 2048 characters without a fragment")
-        }
-        if let problem = Endpoint.problem(url) {
-            throw AgentError(.invalidInput, "\(option) must be an https:// URL (http:// only on loopback), not \"\(Endpoint.shown(url))\": \(problem)")
-        }
-        return url
-    }
-
-    static func overriding(_ discovered: ProviderMetadata, deviceAuthorization: String?, revocation: String?) -> ProviderMetadata {
-        var metadata = discovered
-        metadata.deviceAuthorizationEndpoint = deviceAuthorization ?? metadata.deviceAuthorizationEndpoint
-        metadata.revocationEndpoint = revocation ?? metadata.revocationEndpoint
-        return metadata
-    }
-
-    static func checkScopes(_ scopes: [String]) throws(AgentError) {
-        guard !scopes.isEmpty, scopes.count <= 32 else { throw AgentError(.invalidInput, "give 1 to 32 scopes") }
-        for scope in scopes {
-            // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
-            guard (1...256).contains(scope.utf8.count),
-                  scope.utf8.allSatisfy({ $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }) else {
-                throw AgentError(.invalidInput, "a scope is 1 to 256 printable ASCII characters without spaces, quotes or backslashes")
-            }
-        }
-    }
-
-    static func checkExtra(_ extra: [String: String]) throws(AgentError) -> [(String, String)] {
-        guard extra.count <= 16 else { throw AgentError(.invalidInput, "at most 16 extra authorization parameters") }
-        for (name, value) in extra {
-            guard (1...64).contains(name.utf8.count), value.utf8.count <= 1024,
-                  !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
-                  !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw AgentError(.invalidInput, "an extra authorization parameter has a 1 to 64 character name and a value of at most 1024")
-            }
-            guard !reservedParameters.contains(name) else {
-                throw AgentError(.invalidInput, "`\(name)` is set by the agent itself and cannot be given as an extra parameter")
-            }
-        }
-        return extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 }
 

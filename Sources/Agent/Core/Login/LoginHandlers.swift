@@ -67,13 +67,11 @@ extension CoreServices {
         if params.noRevoke == true {
             problem = "not revoked (--no-revoke): the tokens stay valid at \(tokens.issuer) until they expire"
         } else {
-            let provider = logins.provider(tokens.issuer) {
-                OpenIDProvider(issuer: tokens.issuer, transport: http, cacheDirectory: paths.openIDCacheDirectory)
-            }
+            let provider = openIDProvider(tokens.issuer)
             // A revocation endpoint given at login (the provider advertises none) is used as then.
             var metadata = try await provider.metadata()
             if let saved = try? accounts.load(account), saved.issuer == tokens.issuer,
-               let given = try Self.endpoint(saved.revocationEndpoint, option: "revocation_endpoint in the account's settings") {
+               let given = try LoginRequestRules.checkEndpoint(saved.revocationEndpoint, option: "revocation_endpoint in the account's settings") {
                 metadata.revocationEndpoint = given
             }
             let client = OpenIDClient(transport: http, metadata: metadata, clientId: tokens.clientId,

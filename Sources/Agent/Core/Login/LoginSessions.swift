@@ -75,6 +75,18 @@ final class LoginSessions: Sendable {
     }
 }
 
+extension CoreServices {
+    /// The one `OpenIDProvider` of `issuer` in this agent — made here only,
+    /// with the agent's HTTP client and the provider cache directory — that
+    /// a login, a logout and a refresh's ID-token check share, so discovery
+    /// and the key set are fetched once for all of them.
+    func openIDProvider(_ issuer: String) -> OpenIDProvider {
+        logins.provider(issuer) {
+            OpenIDProvider(issuer: issuer, transport: http, cacheDirectory: paths.openIDCacheDirectory)
+        }
+    }
+}
+
 /// One login in flight: what the person was shown, the task that runs the
 /// flow to the end, and (browser and paste flows) where a pasted redirect goes.
 final class PendingLogin: Sendable {
