@@ -78,6 +78,9 @@ let package = Package(
         .target(name: "SecureFiles", path: "Sources/Wire/SecureFiles"),
         // Any JSON value, held before it is decoded into a type of its own, and the limits outside JSON is measured against first.
         .target(name: "BoundedJSON", path: "Sources/Wire/BoundedJSON"),
+        // What libraries report in the form the socket protocol answers with (cards, passwordless.dev ceremonies):
+        // one model below both, no dependencies.
+        .target(name: "Reports", path: "Sources/Wire/Reports"),
         // One line naming the JSON member a DecodingError is about, for every reader of outside JSON.
         .target(name: "DecodingErrors", path: "Sources/Wire/DecodingErrors"),
         // base64url, the one encoder and decoder; each caller says whether its protocol allows padding.
@@ -101,13 +104,13 @@ let package = Package(
         // FIDO2 keys through libfido2: USB (hidraw), the software authenticator through the I/O hooks, and
         // NFC keys on PC/SC readers through libfido2's transport functions over SmartCard (issue 14).
         .target(name: "FIDO", dependencies: ["Locking", "CFIDO2", "CBOR", "WebAuthn", "Interaction", "PacketDevice", "SmartCard", "ISO7816"], path: "Sources/Devices/FIDO"),
-        .target(name: "PIV", dependencies: ["SmartCard", "Hexadecimal", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
+        .target(name: "PIV", dependencies: ["Reports", "SmartCard", "Hexadecimal", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
 
         // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
         // OAuth token sets, and the devserver that plays the other side.
         .target(name: "HTTPTransport", dependencies: ["Hexadecimal", "Locking", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
         .target(name: "WebAuthnClient", dependencies: ["Base64", "FIDO", "WebAuthn", "CBOR", "Interaction", "LoopbackHost", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
-        .target(name: "Passwordless", dependencies: ["WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
+        .target(name: "Passwordless", dependencies: ["Reports", "WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
         .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport", "LoopbackHost"], path: "Sources/Identity/Tokens"),
         // OpenID Connect for `passkey login`: discovery, PKCE, the loopback redirect listener, the
         // device grant, ID-token validation (jwt-kit: no hand-written JOSE), revocation.
@@ -128,7 +131,7 @@ let package = Package(
         // Asking the person where no socket client answers: pinentry (PIN, CONFIRM) and a
         // UserInteraction over it, for the CLI without a terminal and the agent's own D-Bus requests.
         .target(name: "Prompts", dependencies: ["CSpawn", "Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
-        .target(name: "AgentProtocol", dependencies: ["BoundedJSON", "BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/AgentProtocol"),
+        .target(name: "AgentProtocol", dependencies: ["Reports", "BoundedJSON", "BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/AgentProtocol"),
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/AgentClient"),
         .target(name: "AgentCore", dependencies: ["Base64", "Locking", "AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
                                                   "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX",
@@ -199,7 +202,7 @@ let package = Package(
         .testTarget(name: "FIDOTests", dependencies: ["Locking", "TestSupport", "FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
                                                   "CBOR", crypto]),
         .testTarget(name: "SmartCardTests",
-                    dependencies: ["TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
+                    dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["Base64", "Locking", "TestSupport", "DevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["TestSupport", "Settings", "Harness"]),
         .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction", "Prompts"]),

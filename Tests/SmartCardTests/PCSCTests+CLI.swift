@@ -1,5 +1,6 @@
 import Foundation
 import PIV
+import Reports
 import SmartCard
 import Testing
 import TestSupport
@@ -17,7 +18,7 @@ extension PCSCTests {
 
         let list = try fixture.passkey(["card", "list", "--json"])
         #expect(list.status == 0, "\(list.standardError)")
-        let inventory = try JSONDecoder().decode(CardInventory.self, from: Data(list.standardOutput.utf8))
+        let inventory = try JSONDecoder().decode(CardInventoryReport.self, from: Data(list.standardOutput.utf8))
         let listed = try #require(inventory.readers.first { $0.name == Self.reader00 })
         #expect(listed.cardPresent)
         #expect(listed.applets.contains("PIV"))
@@ -27,8 +28,8 @@ extension PCSCTests {
         let setup = try fixture.passkey(["card", "setup", "--reader", Self.reader00, "--pin-stdin", "--yes", "--json"],
                                         input: "123456\n")
         #expect(setup.status == 0, "\(setup.standardError)")
-        let report = try JSONDecoder().decode(CardSetup.Report.self, from: Data(setup.standardOutput.utf8))
-        #expect(report.slot == .keyManagement)
+        let report = try JSONDecoder().decode(CardSetupReport.self, from: Data(setup.standardOutput.utf8))
+        #expect(report.slot == PIVSlot.keyManagement.hex)
         // It said what it would do before doing it.
         #expect(setup.standardError.contains("generate a new P-256 key in slot 9d"))
         #expect(setup.standardError.contains("5FC10B"))
@@ -48,8 +49,8 @@ extension PCSCTests {
         try fixture.removeCard()
         try fixture.reinsertCard()
         let after = try fixture.passkey(["card", "list", "--json"])
-        let again = try JSONDecoder().decode(CardInventory.self, from: Data(after.standardOutput.utf8))
-        let key = again.readers.first { $0.name == Self.reader00 }?.piv?.keys.first { $0.slot == .keyManagement }
+        let again = try JSONDecoder().decode(CardInventoryReport.self, from: Data(after.standardOutput.utf8))
+        let key = again.readers.first { $0.name == Self.reader00 }?.piv?.keys.first { $0.slot == PIVSlot.keyManagement.hex }
         #expect(key?.publicKey == report.publicKey)
         #expect(key?.certificateSubject?.contains("passkey-agent") == true)
     }
@@ -131,7 +132,7 @@ extension PCSCTests {
         #expect(badPUK.standardError.contains("wrong PUK: 2 tries left"))
         let unblocked = try fixture.passkey(["card", "pin", "unblock", "--pin-stdin", "--json"], input: "12345678\n222222\n")
         #expect(unblocked.status == 0, "\(unblocked.standardError)")
-        let report = try JSONDecoder().decode(PINManagement.Report.self, from: Data(unblocked.standardOutput.utf8))
+        let report = try JSONDecoder().decode(CardPINReport.self, from: Data(unblocked.standardOutput.utf8))
         #expect(report.reader == fixture.reader)
         #expect(report.operation == .unblockPIN)
         #expect(report.pinTriesLeft == 3)

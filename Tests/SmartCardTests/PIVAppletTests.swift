@@ -3,6 +3,7 @@ import Foundation
 import Hexadecimal
 import ISO7816
 import PIV
+import Reports
 import SmartCard
 import Testing
 import TestSupport
@@ -264,12 +265,12 @@ struct PIVAppletTests {
         let plan = try CardSetup.plan(session: session, usingDefaultManagementKey: true)
         #expect(plan.existingKey == .absent)
         let report = try CardSetup.run(session: session, pin: pin, managementKey: nil, replaceExistingKey: false)
-        #expect(report.slot == .keyManagement)
+        #expect(report.slot == PIVSlot.keyManagement.hex)
         #expect(report.pinIsDefault == true)
         #expect(report.managementKeyIsDefault)
         let certificate = try #require(try session.certificate(slot: .keyManagement))
         #expect(certificate.subject.description.contains("CN=passkey-agent key management"))
-        #expect(try session.publicKey(slot: .keyManagement) == report.publicKey)
+        #expect(CardPublicKey(try session.publicKey(slot: .keyManagement)) == report.publicKey)
 
         #expect(try CardSetup.plan(session: session, usingDefaultManagementKey: true).existingKey == .present)
         #expect(throws: PIVError.keyExists(slot: .keyManagement)) {
@@ -286,7 +287,7 @@ struct PIVAppletTests {
         _ = try CardSetup.run(session: session, pin: pin, managementKey: nil, replaceExistingKey: false)
         let piv = try CardInventory.describe(session)
         #expect(piv.firmwareVersion == "5.4.3")
-        #expect(piv.keys.map(\.slot) == [.keyManagement])
+        #expect(piv.keys.map(\.slot) == [PIVSlot.keyManagement.hex])
         #expect(piv.keys.first?.algorithm == "P-256")
         #expect(piv.keys.first?.certificateSubject?.contains("passkey-agent") == true)
         #expect(piv.pukTriesLeft == 3)

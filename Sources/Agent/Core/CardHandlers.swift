@@ -11,13 +11,13 @@ extension CoreServices {
     func registerCards(into table: inout MethodTable.Builder) {
         table.register(CardListMethod.self) { _, _ in
             try await CardQueue.piv { () throws(PIVError) in
-                CardInventoryReport(try CardInventory.collect(context: try Self.pcsc()))
+                try CardInventory.collect(context: try Self.pcsc())
             }
         }
         table.register(CardPlanMethod.self) { params, _ in
             try await CardQueue.piv { () throws(PIVError) in
                 let session = try PIVCardLocator.open(reader: params.reader, context: try Self.pcsc())
-                return CardSetupPlan(try CardSetup.plan(session: session, usingDefaultManagementKey: params.defaultManagementKey))
+                return try CardSetup.plan(session: session, usingDefaultManagementKey: params.defaultManagementKey)
             }
         }
         table.register(CardSetupMethod.self) { params, _ in
@@ -28,8 +28,8 @@ extension CoreServices {
                 }
                 var pin = Array(params.pin.utf8)
                 defer { pin.zeroize() }
-                return CardSetupReport(try CardSetup.run(session: session, pin: pin, managementKey: managementKey,
-                                                         replaceExistingKey: params.force))
+                return try CardSetup.run(session: session, pin: pin, managementKey: managementKey,
+                                         replaceExistingKey: params.force)
             }
         }
         table.register(CardPINStatusMethod.self) { params, _ in
@@ -44,8 +44,8 @@ extension CoreServices {
                 let session = try PIVCardLocator.open(reader: params.reader, context: try Self.pcsc())
                 var current = Array(params.current.utf8), new = Array(params.new.utf8)
                 defer { current.zeroize(); new.zeroize() }
-                return CardPINReport(params.puk ? try PINManagement.changePUK(session: session, current: current, new: new)
-                                                : try PINManagement.changePIN(session: session, current: current, new: new))
+                return params.puk ? try PINManagement.changePUK(session: session, current: current, new: new)
+                                  : try PINManagement.changePIN(session: session, current: current, new: new)
             }
         }
         table.register(CardUnblockPINMethod.self) { params, _ in
@@ -53,7 +53,7 @@ extension CoreServices {
                 let session = try PIVCardLocator.open(reader: params.reader, context: try Self.pcsc())
                 var puk = Array(params.puk.utf8), newPIN = Array(params.newPin.utf8)
                 defer { puk.zeroize(); newPIN.zeroize() }
-                return CardPINReport(try PINManagement.unblockPIN(session: session, puk: puk, newPIN: newPIN))
+                return try PINManagement.unblockPIN(session: session, puk: puk, newPIN: newPIN)
             }
         }
         table.register(CardReplaceManagementKeyMethod.self) { params, _ in

@@ -1,68 +1,28 @@
 import Hexadecimal
+import Reports
 import SmartCard
 import X509
 
-/// What `passkey card list` shows: every reader, its card, and the card's PIV state.
-public struct CardInventory: Sendable, Codable, Equatable {
-    public var readers: [Reader]
-
-    public struct Reader: Sendable, Codable, Equatable {
-        public var name: String
-        public var cardPresent: Bool
-        /// The card's ATR in hex.
-        public var atr: String?
-        /// "PIV", "FIDO": the applications that answered SELECT.
-        public var applets: [String]
-        public var piv: PIV?
-        /// Why the card could not be inspected (busy, removed, …).
-        public var error: String?
-    }
-
-    public struct PIV: Sendable, Codable, Equatable {
-        public var firmwareVersion: String?
-        public var serialNumber: UInt32?
-        public var chuidGUID: String?
-        /// Tries left before the PIN blocks; nil when the card does not say (PIN already verified).
-        public var pinTriesLeft: Int?
-        public var pinBlocked: Bool
-        public var pukTriesLeft: Int?
-        /// nil when the card does not say.
-        public var pinIsDefault: Bool?
-        public var pukIsDefault: Bool?
-        public var managementKeyIsDefault: Bool?
-        public var managementKeyAlgorithm: String?
-        public var keys: [Key]
-    }
-
-    public struct Key: Sendable, Codable, Equatable {
-        public var slot: PIVSlot
-        public var slotName: String
-        /// "P-256", "RSA-2048", …; nil when only a certificate tells of the key and it is not P-256.
-        public var algorithm: String?
-        public var publicKey: PIVPublicKey?
-        public var certificateSubject: String?
-        public var generatedOnCard: Bool?
-    }
-}
-
-extension CardInventory {
+/// What `passkey card list` shows: every reader, its card, and the card's
+/// PIV state, as `CardInventoryReport` (Reports) says it.
+public enum CardInventory {
     /// The FIDO (CTAP over ISO 7816) application identifier.
     static let fidoApplicationIdentifier: [UInt8] = [0xA0, 0x00, 0x00, 0x06, 0x47, 0x2F, 0x00, 0x01]
 
     /// Looks at every reader pcscd knows. A card that cannot be inspected is
     /// reported with its error; only pcscd itself failing throws.
-    public static func collect(context: SmartCardContext) throws(PIVError) -> CardInventory {
+    public static func collect(context: SmartCardContext) throws(PIVError) -> CardInventoryReport {
         let statuses: [ReaderStatus]
         do {
             statuses = try context.status()
         } catch {
             throw .smartCard(error)
         }
-        return CardInventory(readers: statuses.map { inspect($0, context: context) })
+        return CardInventoryReport(readers: statuses.map { inspect($0, context: context) })
     }
 
-    static func inspect(_ status: ReaderStatus, context: SmartCardContext) -> Reader {
-        var reader = Reader(name: status.name, cardPresent: status.cardPresent,
+    static func inspect(_ status: ReaderStatus, context: SmartCardContext) -> CardInventoryReport.Reader {
+        var reader = CardInventoryReport.Reader(name: status.name, cardPresent: status.cardPresent,
                             atr: status.cardPresent ? Hexadecimal.encode(status.atr) : nil,
                             applets: [], piv: nil, error: nil)
         guard status.cardPresent else { return reader }
@@ -92,7 +52,7 @@ extension CardInventory {
     }
 
     /// The PIV part of the inventory for an open session.
-    public static func describe(_ session: PIVSession) throws(PIVError) -> PIV {
+    public static func describe(_ session: PIVSession) throws(PIVError) -> CardInventoryReport.PIV {
         try session.withTransaction { session throws(PIVError) in
             let pinMetadata = try session.pinMetadata()
             let pukMetadata = try session.pukMetadata()
@@ -104,11 +64,11 @@ extension CardInventory {
             case .blocked: pinTries = 0
             case .verified: pinTries = pinMetadata?.retriesLeft
             }
-            var keys: [Key] = []
+            var keys: [CardInventoryReport.Key] = []
             for slot in PIVSlot.allKeySlots {
                 if let key = try describeKey(slot: slot, session: session) { keys.append(key) }
             }
-            return PIV(firmwareVersion: session.firmwareVersion?.description,
+            return CardInventoryReport.PIV(firmwareVersion: session.firmwareVersion?.description,
                        serialNumber: try session.serialNumber(),
                        chuidGUID: try session.chuidGUID().map { Hexadecimal.encode($0) },
                        pinTriesLeft: pinTries,
@@ -122,7 +82,7 @@ extension CardInventory {
         }
     }
 
-    private static func describeKey(slot: PIVSlot, session: PIVSession) throws(PIVError) -> Key? {
+    private static func describeKey(slot: PIVSlot, session: PIVSession) throws(PIVError) -> CardInventoryReport.Key? {
         let metadata = try session.keyMetadata(slot: slot)
         var certificate: Certificate?
         do {
@@ -133,9 +93,9 @@ extension CardInventory {
         }
         guard metadata != nil || certificate != nil else { return nil }
         let certificateKey = certificate.flatMap { try? PIVCertificates.publicKey(of: $0, slot: slot) }
-        return Key(slot: slot, slotName: slot.name,
+        return CardInventoryReport.Key(slot: slot.hex, slotName: slot.name,
                    algorithm: metadata?.algorithm.description ?? certificateKey?.algorithm.description,
-                   publicKey: metadata?.publicKey ?? certificateKey,
+                   publicKey: (metadata?.publicKey ?? certificateKey).map(CardPublicKey.init),
                    certificateSubject: certificate.map { String(describing: $0.subject) },
                    generatedOnCard: metadata?.generatedOnCard)
     }

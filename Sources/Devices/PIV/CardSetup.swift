@@ -2,6 +2,7 @@ import Crypto
 import FoundationEssentials
 import ISO7816
 import PIVWire
+import Reports
 import X509
 
 /// `passkey card setup`: give a card the key-management key (slot 9D) the
@@ -13,41 +14,10 @@ public enum CardSetup {
     public static let certificateOrganization = "passkey-agent"
 
     /// Whether slot 9D already holds a key.
-    public enum ExistingKey: String, Sendable, Codable {
-        case absent
-        case present
-        /// The card has no GET METADATA and no certificate in 9D: it may hold a
-        /// key; setup checks again once the PIN is verified.
-        case unknown
-    }
-
-    /// What setup will do, shown before it asks for anything.
-    public struct Plan: Sendable, Codable, Equatable {
-        public var reader: String
-        public var serialNumber: UInt32?
-        public var slot: PIVSlot
-        public var existingKey: ExistingKey
-        public var existingCertificateSubject: String?
-        /// Plain-language steps, in order.
-        public var steps: [String]
-    }
-
-    public struct Report: Sendable, Codable, Equatable {
-        public var reader: String
-        public var serialNumber: UInt32?
-        public var slot: PIVSlot
-        public var publicKey: PIVPublicKey
-        public var certificateSubject: String
-        public var replacedExistingKey: Bool
-        /// nil when the card does not say (no GET METADATA).
-        public var pinIsDefault: Bool?
-        public var pukIsDefault: Bool?
-        public var managementKeyIsDefault: Bool
-        public var pinTriesLeft: Int?
-    }
+    public typealias ExistingKey = CardSetupPlan.ExistingKey
 
     /// Looks at the card without any secret and says what `run` would do.
-    public static func plan(session: PIVSession, usingDefaultManagementKey: Bool) throws(PIVError) -> Plan {
+    public static func plan(session: PIVSession, usingDefaultManagementKey: Bool) throws(PIVError) -> CardSetupPlan {
         try session.withTransaction { session throws(PIVError) in
             let existing = try existingKey(session: session)
             let certificate = try? session.certificate(slot: slot)
@@ -67,7 +37,7 @@ public enum CardSetup {
             }
             steps.append("write a self-signed certificate (CN=\(certificateCommonName), O=\(certificateOrganization)) "
                          + "to object \(slot.certificateObject)")
-            return Plan(reader: session.readerName, serialNumber: try session.serialNumber(), slot: slot,
+            return CardSetupPlan(reader: session.readerName, serialNumber: try session.serialNumber(), slot: slot.hex,
                         existingKey: existing,
                         existingCertificateSubject: certificate.map { String(describing: $0.subject) },
                         steps: steps)
@@ -80,7 +50,7 @@ public enum CardSetup {
     /// Refuses with `.keyExists` when 9D holds a key and `replaceExistingKey`
     /// is false. Never retries the PIN.
     public static func run(session: PIVSession, pin: [UInt8], managementKey: PIVManagementKey?,
-                           replaceExistingKey: Bool) throws(PIVError) -> Report {
+                           replaceExistingKey: Bool) throws(PIVError) -> CardSetupReport {
         try session.withTransaction { session throws(PIVError) in
             try session.verifyPIN(pin)
             let key = try resolveManagementKey(managementKey ?? .default, session: session)
@@ -97,8 +67,8 @@ public enum CardSetup {
             try session.writeCertificate(certificate, slot: slot)
 
             let pinMetadata = try session.pinMetadata()
-            return Report(reader: session.readerName, serialNumber: try session.serialNumber(), slot: slot,
-                          publicKey: publicKey, certificateSubject: String(describing: certificate.subject),
+            return CardSetupReport(reader: session.readerName, serialNumber: try session.serialNumber(), slot: slot.hex,
+                          publicKey: CardPublicKey(publicKey), certificateSubject: String(describing: certificate.subject),
                           replacedExistingKey: existing == .present,
                           pinIsDefault: pinMetadata?.isDefault ?? (pin == PIVFactoryDefaults.pin),
                           pukIsDefault: try session.pukMetadata()?.isDefault,

@@ -1,5 +1,6 @@
 import FIDO
 import Interaction
+import Reports
 import WebAuthn
 import WebAuthnClient
 
@@ -11,33 +12,6 @@ public struct PasswordlessCeremonies: Sendable {
 
     public init(api: PasswordlessAPI) { self.api = api }
 
-    public struct Registration: Sendable, Codable, Equatable {
-        /// The `verify_…` token for `/signin/verify`.
-        public var token: String
-        public var credentialId: String
-        public var rpId: String
-        public var origin: String
-        public var nickname: String?
-        /// Stored on the key as a discoverable credential (credProps.rk).
-        public var residentKey: Bool?
-        public var transports: [String]
-        public var authenticatorAttachment: String?
-    }
-
-    public struct SignIn: Sendable, Codable, Equatable {
-        public var token: String
-        public var credentialId: String
-        /// The user handle (base64url) the key returned, for discoverable credentials.
-        public var userHandle: String?
-        public var rpId: String
-        public var origin: String
-        /// How many credentials the server named for the account asked for
-        /// (`allowCredentials`). 0 for an alias or user id it does not know:
-        /// passwordless.dev answers as for a discoverable sign-in, and the key
-        /// then signs in with a passkey of its own choosing.
-        public var offeredCredentials: Int
-    }
-
     /// How to find the account: by alias, by user id, or let the key offer its discoverable credentials.
     public enum Account: Sendable, Equatable {
         case alias(String)
@@ -46,7 +20,7 @@ public struct PasswordlessCeremonies: Sendable {
     }
 
     public func register(token: String, nickname: String?, on device: FIDODevice, pin: String?,
-                         interaction: any UserInteraction) async throws -> Registration {
+                         interaction: any UserInteraction) async throws -> PasskeyRegistration {
         let begun = try await api.registerBegin(token: token)
         let origin: WebAuthnOrigin
         do { origin = try WebAuthnOrigin(api.settings.origin) } catch { throw PasswordlessError.ceremony(error) }
@@ -58,7 +32,7 @@ public struct PasswordlessCeremonies: Sendable {
             throw PasswordlessError.ceremony(error)
         }
         let verifyToken = try await api.registerComplete(session: begun.session, response: response, nickname: nickname)
-        return Registration(token: verifyToken, credentialId: response.id, rpId: api.settings.rpId,
+        return PasskeyRegistration(token: verifyToken, credentialId: response.id, rpId: api.settings.rpId,
                             origin: api.settings.origin, nickname: nickname,
                             residentKey: response.clientExtensionResults.credProps?.rk,
                             transports: response.response.transports.map(\.rawValue),
@@ -67,7 +41,7 @@ public struct PasswordlessCeremonies: Sendable {
 
     /// `user` picks among several discoverable credentials (name, display name or handle).
     public func signIn(_ account: Account, user: String?, on device: FIDODevice, pin: String?,
-                       interaction: any UserInteraction) async throws -> SignIn {
+                       interaction: any UserInteraction) async throws -> PasskeySignIn {
         let begun: PasswordlessAPI.Begun<PublicKeyCredentialRequestOptionsJSON>
         switch account {
         case .alias(let alias): begun = try await api.signinBegin(alias: alias, userId: nil)
@@ -84,9 +58,19 @@ public struct PasswordlessCeremonies: Sendable {
             throw PasswordlessError.ceremony(error)
         }
         let verifyToken = try await api.signinComplete(session: begun.session, response: response)
-        return SignIn(token: verifyToken, credentialId: response.id,
-                      userHandle: response.response.userHandle?.base64URL,
-                      rpId: api.settings.rpId, origin: api.settings.origin,
-                      offeredCredentials: begun.data.allowCredentials.count)
+        let userHandle = response.response.userHandle
+        return PasskeySignIn(token: verifyToken, credentialId: response.id, userHandle: userHandle?.base64URL,
+                             rpId: api.settings.rpId, origin: api.settings.origin,
+                             userId: userHandle.flatMap(Self.printableUserId),
+                             offeredCredentials: begun.data.allowCredentials.count)
+    }
+
+    /// The user handle as text, when it is UTF-8 without control characters:
+    /// it comes from the key and is printed on a terminal. (WebAuthn bounds
+    /// a user handle to 64 bytes; the decoder checked that.)
+    static func printableUserId(_ handle: Base64URLBytes) -> String? {
+        guard let text = String(validating: handle.bytes, as: UTF8.self), !text.isEmpty,
+              !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        return text
     }
 }

@@ -1,8 +1,8 @@
-/// The results of the `card.*` methods as they travel on the socket. They
-/// mirror what the PIV layer reports (AgentCore maps them), so a client
-/// reads a card without linking pcsc-lite or the PIV client. Slots are two
-/// lower-case hex digits ("9d"); public keys `{algorithm, point}` with the
-/// point in hex.
+/// What the PIV layer reports about cards, in the one form both it and the
+/// socket protocol use (the `card.*` methods' results): plain values, so a
+/// client reads a card without linking pcsc-lite or the PIV client. Slots are
+/// two lower-case hex digits ("9d"); public keys `{algorithm, point}` with
+/// the point in hex.
 
 /// `card.list`: every reader, its card, and the card's PIV state.
 public struct CardInventoryReport: Sendable, Codable, Equatable {
@@ -86,7 +86,7 @@ public struct CardInventoryReport: Sendable, Codable, Equatable {
 }
 
 /// A public key on a card: `{"algorithm": "P-256", "point": "04…"}`.
-public struct CardPublicKey: Sendable, Codable, Equatable {
+public struct CardPublicKey: Sendable, Codable, Equatable, Hashable {
     public var algorithm: String
     /// The uncompressed point in lower-case hex.
     public var point: String
@@ -103,7 +103,8 @@ public struct CardSetupPlan: Sendable, Codable, Equatable {
     public enum ExistingKey: String, Sendable, Codable {
         case absent
         case present
-        /// The card cannot tell without the PIN; setup checks again then.
+        /// The card has no GET METADATA and no certificate in the slot: it may
+        /// hold a key; setup checks again once the PIN is verified.
         case unknown
     }
 
