@@ -1,4 +1,5 @@
 import Tokens
+import WebAuthnJSON
 
 /// The one trust rule for invoke URLs: which application a request or a
 /// binding belongs to, and whether everything it names belongs to that
@@ -8,7 +9,39 @@ import Tokens
 public struct InvokeTrust: Sendable {
     public let applications: [TrustedApplication]
 
-    public init(applications: [TrustedApplication]) { self.applications = applications }
+    /// Entries of config.toml that cannot be used (a public suffix as RP ID,
+    /// an issuer that is not https): left out, so they trust nothing.
+    public let ignored: [InvokeTrustError]
+
+    public init(applications: [TrustedApplication]) {
+        self.applications = applications
+        ignored = []
+    }
+
+    /// The trusted applications of config.toml: each `[invoke.application.NAME]`
+    /// entry, then each `[invoke] trusted-hosts` entry as a whole-host
+    /// application; an entry that cannot be used is left out (`ignored`).
+    public init(entries: [TrustedApplication.Entry], trustedHosts: [String]) {
+        var applications: [TrustedApplication] = []
+        var ignored: [InvokeTrustError] = []
+        for entry in entries {
+            do {
+                applications.append(try TrustedApplication(name: entry.name, issuer: entry.issuer, relyingParties: entry.relyingParties,
+                                                           hosts: entry.hosts))
+            } catch {
+                ignored.append(error)
+            }
+        }
+        for host in trustedHosts {
+            do {
+                applications.append(try TrustedApplication.wholeHost(host))
+            } catch {
+                ignored.append(error)
+            }
+        }
+        self.applications = applications
+        self.ignored = ignored
+    }
 
     /// The application whose key set `jku` is (the longest matching prefix
     /// wins, so a tenant's own entry beats a whole-host one).
@@ -30,6 +63,17 @@ public struct InvokeTrust: Sendable {
         for (what, url) in [("its proof target (base_url)", request.baseURL), ("its redirect_uri", request.redirectURI)]
             where !application.isOnItsHosts(url) {
             throw .foreignHost(what: what, url: Endpoint.shown(url), application: application.shown)
+        }
+    }
+
+    /// A binding's creation options, against the application whose realm
+    /// began it: the RP ID one of its own with an origin that RP ID may use —
+    /// the rule an authentication's RP ID meets too.
+    public func check(binding options: PublicKeyCredentialCreationOptionsJSON, origin: String,
+                      application: TrustedApplication) throws(InvokeError) {
+        let rpId = options.rp.id ?? ""
+        guard application.allows(rpId: rpId, origin: origin) else {
+            throw .foreignRelyingParty(rpId: String(rpId.prefix(253)), application: application.shown)
         }
     }
 

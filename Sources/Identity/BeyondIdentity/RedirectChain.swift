@@ -9,7 +9,9 @@ import Tokens
 /// A redirect chain is the requester's words: each hop in between must be on
 /// a host of the request's trusted application, or nothing is fetched — not
 /// a loopback admin URL (`http://127.0.0.1:P/admin/delete-all`), not another
-/// site. The URL a login waits for is never fetched: it is handed over.
+/// site (`TrustedApplication`'s one host rule: case and the default port do
+/// not matter, a percent-encoded host is never on them). The URL a login
+/// waits for is never fetched: it is handed over.
 public struct RedirectChain: Sendable {
     public static let hopLimit = 10
 
@@ -26,11 +28,15 @@ public struct RedirectChain: Sendable {
         var url = start
         for _ in 0..<Self.hopLimit {
             if isLoginRedirect(url) { return url }
-            guard application.isOnItsHosts(url) else { throw .notFollowed(Endpoint.shown(url), application: application.shown) }
+            // What is fetched is the URL the rule checked, rebuilt from its
+            // parsed parts (`HTTP://Host:443/…` goes to `https://host/…`).
+            guard let hop = URLLocation(url), application.isOnItsHosts(hop) else {
+                throw .notFollowed(Endpoint.shown(url), application: application.shown)
+            }
             let response: HTTPTransport.Response
-            do { response = try await transport.send("GET", url) } catch { throw .network(error) }
+            do { response = try await transport.send("GET", hop.url) } catch { throw .network(error) }
             guard (300..<400).contains(response.status), let location = response.header("Location"), location.utf8.count <= 16_384,
-                  let next = URL(string: location, relativeTo: URL(string: url))?.absoluteString else {
+                  let next = URL(string: location, relativeTo: URL(string: hop.url))?.absoluteString else {
                 throw .noRedirect(Endpoint.shown(url), status: response.status)
             }
             url = next

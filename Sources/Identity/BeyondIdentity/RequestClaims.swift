@@ -102,12 +102,13 @@ struct RequestClaims: Decodable, Sendable {
 
     /// The WebAuthn origin is `https://host[:port]` (http only on loopback)
     /// with nothing after it, and the RP ID is its host or a parent domain of it.
+    /// The host is read as every trust rule reads it (`URLLocation`).
     static func checkWebAuthnOrigin(_ origin: String, rpId: String) throws(InvokeError) {
-        guard Endpoint.problem(origin) == nil, let parts = URLComponents(string: origin),
-              parts.percentEncodedPath.isEmpty || parts.percentEncodedPath == "/", parts.percentEncodedQuery == nil,
-              parts.percentEncodedFragment == nil, let host = parts.percentEncodedHost?.lowercased() else {
+        guard let location = URLLocation(origin), location.path.isEmpty || location.path == "/", location.query == nil,
+              !origin.contains("#") else {
             throw .malformedRequest("its WebAuthn origin is not an https origin")
         }
+        let host = location.host
         let rp = rpId.lowercased()
         guard !rp.isEmpty, rp.utf8.count <= 253, host == rp || host.hasSuffix("." + rp) else {
             throw .malformedRequest("its RP ID is not the origin's host or a parent domain of it")

@@ -10,6 +10,13 @@ import Tokens
 /// this): its key set and issuer under the prefix; the RP ID the key signs
 /// for among `relyingParties`; the proof target, the redirects and the API
 /// of a binding on its `hosts`.
+///
+/// This is the one trusted-host rule: every URL is compared as a parsed
+/// `URLLocation`, never as text — scheme and host lowercased
+/// (`AUTH.Example.com` is `auth.example.com`), the port explicit (`:443`
+/// on https is the default port, the same host), and a percent-encoded
+/// host refused everywhere (in config.toml and in what a request names):
+/// it could decode into another host than it reads as.
 public struct TrustedApplication: Sendable, Equatable {
     /// The name the person gave it in config.toml (`[invoke.application.NAME]`).
     public let name: String
@@ -63,6 +70,22 @@ public struct TrustedApplication: Sendable, Equatable {
         self.relyingParties = names
     }
 
+    /// A trusted application as config.toml names it (`[invoke.application.NAME]`).
+    public struct Entry: Sendable, Equatable {
+        public var name: String
+        public var issuer: String
+        /// nil: the issuer host and its parents down to its registrable domain.
+        public var relyingParties: [String]?
+        public var hosts: [String]
+
+        public init(name: String, issuer: String, relyingParties: [String]? = nil, hosts: [String] = []) {
+            self.name = name
+            self.issuer = issuer
+            self.relyingParties = relyingParties
+            self.hosts = hosts
+        }
+    }
+
     /// How the person reads it: `https://auth.example.com/v1/tenants/T/…`.
     public var shown: String { location.shown }
 
@@ -76,7 +99,11 @@ public struct TrustedApplication: Sendable, Equatable {
     /// an API root, a redirect worth following).
     public func isOnItsHosts(_ url: String) -> Bool {
         guard let parsed = URLLocation(url) else { return false }
-        return hosts.contains { $0.matches(parsed) }
+        return isOnItsHosts(parsed)
+    }
+
+    public func isOnItsHosts(_ location: URLLocation) -> Bool {
+        hosts.contains { $0.matches(location) }
     }
 
     /// Whether the realm at `realmURL` (`<api>/v1/tenants/T/realms/R`) is

@@ -10,22 +10,18 @@ import Tokens
 public struct IDXEndpoints: Sendable, Equatable {
     public let interact: String
     public let introspect: String
-    /// `scheme://host[:port]` of the issuer.
+    /// `scheme://host[:port]` of the issuer, its default port left out (as
+    /// a browser serializes an origin: the WebAuthn origin the server expects).
     public let origin: String
     public let host: String
-    let scheme: String
-    let port: Int?
+    /// The issuer's location: forms go only to its origin.
+    let issuer: URLLocation
 
     public init(metadata: ProviderMetadata) throws(IDXError) {
-        guard let issuer = URLComponents(string: metadata.issuer), let scheme = issuer.scheme?.lowercased(),
-              let host = issuer.host?.lowercased(), !host.isEmpty, Endpoint.problem(metadata.issuer) == nil else {
-            throw .noInteractEndpoint(metadata.issuer)
-        }
-        self.scheme = scheme
-        self.host = host
-        port = issuer.port
-        let authority = host.contains(":") ? "[\(host)]" : host
-        origin = "\(scheme)://\(authority)\(port.map { ":\($0)" } ?? "")"
+        guard let issuer = URLLocation(metadata.issuer) else { throw .noInteractEndpoint(metadata.issuer) }
+        self.issuer = issuer
+        host = issuer.host
+        origin = issuer.origin
         introspect = origin + "/idp/idx/introspect"
         guard var parts = URLComponents(string: metadata.authorizationEndpoint), parts.query == nil,
               let slash = parts.path.lastIndex(of: "/"), parts.path.index(after: slash) < parts.path.endIndex else {
@@ -36,14 +32,11 @@ public struct IDXEndpoints: Sendable, Equatable {
         interact = url
     }
 
-    /// Whether `url` is on the issuer's origin (scheme, host and port parsed, not prefix-matched).
+    /// Whether `url` is on the issuer's origin: scheme, host and port
+    /// compared as the trust rules compare them (`URLLocation`: case,
+    /// default port, a percent-encoded host refused), never prefix-matched.
     public func isOnOrigin(_ url: String) -> Bool {
-        guard Endpoint.problem(url) == nil, let parts = URLComponents(string: url),
-              parts.scheme?.lowercased() == scheme, parts.host?.lowercased() == host else { return false }
-        return Self.effectivePort(parts.port, scheme: scheme) == Self.effectivePort(port, scheme: scheme)
-    }
-
-    private static func effectivePort(_ port: Int?, scheme: String) -> Int {
-        port ?? (scheme == "https" ? 443 : 80)
+        guard let location = URLLocation(url) else { return false }
+        return issuer.isSameOrigin(location)
     }
 }
