@@ -121,7 +121,7 @@ let package = Package(
         .target(name: "BeyondIdentity", dependencies: ["Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "LoopbackHost", "CPSL", jwtKit], path: "Sources/Identity/BeyondIdentity"),
         // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
         // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
-        .target(name: "OktaIDX", dependencies: ["BoundedJSON", "Base64", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
+        .target(name: "OktaIDX", dependencies: ["BoundedJSON", "Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
         .target(name: "DevServer", dependencies: ["Base64", "Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core

@@ -32,6 +32,12 @@ public enum IDXError: Error, Sendable, Equatable, CustomStringConvertible {
     case sessionExpired
     /// The server ended the sign-in with an error message and nothing to continue with.
     case refused(String)
+    /// A step of the sign-in is running: a form is sent only on the answer it came from.
+    case stepRunning
+    /// The loop went round too many steps without finishing (`IDXSignIn`'s limits).
+    case tooManySteps
+    /// The sign-in was cancelled or ended (its tokens are not fetched).
+    case signInEnded
     /// The token request after IDX, or its validation, failed.
     case token(OpenIDError)
     case network(HTTPTransportError)
@@ -64,6 +70,12 @@ public enum IDXError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the IDX sign-in expired at the server (idx.session.expired); start it again"
         case .refused(let message):
             return "the sign-in failed: \(message)"
+        case .stepRunning:
+            return "a step of the IDX sign-in is already running; wait for its answer"
+        case .tooManySteps:
+            return "the IDX sign-in went round too many steps without finishing; it was stopped"
+        case .signInEnded:
+            return "the IDX sign-in was cancelled or has ended; start it again"
         case .token(let error):
             return error.description
         case .network(let error):

@@ -17,6 +17,9 @@ extension IDXError: AgentErrorMapping {
         case .server(_, _, let code, _):
             return AgentError(.serverError, description, details: code.map { ["errorCode": .string($0)] } ?? [:])
         case .noInteractEndpoint, .malformed, .webauthn: return AgentError(.serverError, description)
+        case .stepRunning: return AgentError(.deviceBusy, description)
+        case .tooManySteps: return AgentError(.serverError, description)
+        case .signInEnded: return AgentError(.cancelled, description)
         }
     }
 }
