@@ -68,6 +68,12 @@ public final class CallbackListener: Sendable {
     /// A listener nobody holds any more stops listening.
     deinit { close() }
 
+    /// Completes when the listening socket is closed — by `close()`, a
+    /// cancelled wait, the accepted callback, or deinit — after which a
+    /// connection to the port is refused. (For tests: an event to await
+    /// instead of polling the port.)
+    package var listeningClosed: EventLoopFuture<Void> { channel.closeFuture }
+
     /// The accepted callback's full URL (`http://127.0.0.1:PORT/callback?…`),
     /// once. Cancelling the waiting task closes the listener.
     public func callback() async throws -> String {
