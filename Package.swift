@@ -133,13 +133,28 @@ let package = Package(
         .target(name: "Prompts", dependencies: ["CSpawn", "Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
         .target(name: "AgentProtocol", dependencies: ["Reports", "BoundedJSON", "BuildInfo", "Interaction", "WebAuthnJSON"], path: "Sources/Agent/AgentProtocol"),
         .target(name: "AgentClient", dependencies: ["AgentProtocol", "Interaction"], path: "Sources/Agent/AgentClient"),
-        .target(name: "AgentCore", dependencies: ["Base64", "Locking", "AgentProtocol", "Interaction", "DecodingErrors", "Settings", "FIDO", "VirtualAuthenticator",
-                                                  "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "Vault", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX",
-                                                  "PIV", "PIVWire", "SmartCard", "Hexadecimal", "Prompts", "WebAuthnJSON", "SecureFiles"], path: "Sources/Agent/Core"),
+        // The agent's capabilities, each a target with its own state and `register(into:)`, over the runtime they
+        // share (paths, live settings, the HTTP client, counters) and the method table; AgentCore composes them.
+        .target(name: "AgentRuntime", dependencies: ["AgentProtocol", "DecodingErrors", "HTTPTransport", "Interaction", "Locking", "Prompts", "Settings"],
+                path: "Sources/Agent/AgentRuntime"),
+        .target(name: "AgentDevices", dependencies: ["AgentProtocol", "AgentRuntime", "Base64", "FIDO", "HTTPTransport", "Hexadecimal", "Interaction", "Locking",
+                                                     "Passwordless", "Settings", "Tokens", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient"],
+                path: "Sources/Agent/AgentDevices"),
+        .target(name: "AgentVault", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "FIDO", "Hexadecimal", "Interaction", "Locking", "Settings",
+                                                   "Vault", "WebAuthnClient"], path: "Sources/Agent/AgentVault"),
+        .target(name: "AgentCard", dependencies: ["AgentProtocol", "AgentRuntime", "PIV", "PIVWire", "SmartCard"], path: "Sources/Agent/AgentCard"),
+        .target(name: "AgentTokens", dependencies: ["AgentProtocol", "AgentRuntime", "AgentVault", "HTTPTransport", "Locking", "OpenID", "Settings", "Tokens",
+                                                    "Vault"], path: "Sources/Agent/AgentTokens"),
+        .target(name: "AgentLogin", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault", "BeyondIdentity", "HTTPTransport",
+                                                   "Interaction", "Locking", "OktaIDX", "OpenID", "SecureFiles", "Settings", "Tokens", "Vault", "WebAuthn",
+                                                   "WebAuthnClient", "WebAuthnJSON"], path: "Sources/Agent/AgentLogin"),
+        // The composition root: builds the capabilities and answers `agent.status` and `devices.list`.
+        .target(name: "AgentCore", dependencies: ["AgentCard", "AgentDevices", "AgentLogin", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault",
+                                                  "FIDO", "Hexadecimal", "Interaction", "Locking", "Settings", "WebAuthnClient"], path: "Sources/Agent/AgentCore"),
         // The URL-scheme handler as a D-Bus-activatable application: `Open` on the session bus runs `invoke`.
-        .target(name: "DesktopBus", dependencies: ["CSystemd", "AgentCore", "AgentProtocol", "Interaction", "Prompts", "Settings", "Tokens", logging],
+        .target(name: "DesktopBus", dependencies: ["AgentRuntime", "CSystemd", "AgentCore", "AgentProtocol", "Interaction", "Prompts", "Settings", "Tokens", logging],
                 path: "Sources/Agent/DesktopBus"),
-        .target(name: "AgentServer", dependencies: ["Locking", "AgentCore", "AgentProtocol", "Interaction", "CMalloc", "DesktopBus",
+        .target(name: "AgentServer", dependencies: ["AgentRuntime", "Locking", "AgentCore", "AgentProtocol", "Interaction", "CMalloc", "DesktopBus",
                                                     nio, nioPosix, logging], path: "Sources/Agent/AgentServer"),
 
         // MARK: Sources/Programs — the command line and the executables: thin mains.
@@ -210,10 +225,10 @@ let package = Package(
         .testTarget(name: "DecodingErrorsTests", dependencies: ["TestSupport", "DecodingErrors"]),
         .testTarget(name: "PIVWireTests", dependencies: ["TestSupport", "PIVWire", "Hexadecimal"]),
         .testTarget(name: "HexadecimalTests", dependencies: ["TestSupport", "Hexadecimal"]),
-        .testTarget(name: "Base64Tests", dependencies: ["Base64"]),
+        .testTarget(name: "Base64Tests", dependencies: ["Base64", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
         // AgentCore's method table called in-process: no socket, no child process.
-        .testTarget(name: "AgentCoreTests", dependencies: ["TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),
+        .testTarget(name: "AgentCoreTests", dependencies: ["AgentRuntime", "TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Harness", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["Base64", "Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),

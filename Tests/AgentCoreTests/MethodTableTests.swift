@@ -1,16 +1,18 @@
 import AgentCore
-import Foundation
 import AgentProtocol
+import AgentRuntime
+import Foundation
 import Harness
 import Interaction
 import Testing
+import TestSupport
 
 /// The agent's method table, called in-process (the way hummingbird tests an
 /// app through its router): no socket, no child process. What a method may
 /// wait on is declared once, on the method type (`AgentMethod.answerWait`);
 /// the server's turn-taking, its I/O-thread answers and the client's
 /// deadline all read that one declaration, so these tests pin it.
-@Suite struct MethodTableTests {
+@Suite(.ownThreads) struct MethodTableTests {
     /// A core over a fresh home (the directories of a test agent, never started).
     static func core() throws -> (AgentCore, AgentHarness) {
         let harness = try AgentHarness()

@@ -1,9 +1,10 @@
 import Base64
 import Testing
+import TestSupport
 
 /// The one base64url: RFC 4648's vectors (§10, in the URL alphabet,
 /// unpadded), and the two padding rules callers choose between.
-@Suite struct Base64URLTests {
+@Suite(.ownThreads) struct Base64URLTests {
     static let vectors: [(String, String)] = [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
                                               ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")]
 

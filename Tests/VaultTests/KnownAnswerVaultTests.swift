@@ -14,7 +14,7 @@ import TestSupport
 ///
 /// The fixture is never regenerated: a change that needs a new one is a
 /// format change, and needs a version and a migration instead.
-@Suite struct KnownAnswerVaultTests {
+@Suite(.ownThreads) struct KnownAnswerVaultTests {
     static let fixture = Interop.packageRoot + "/Tests/VaultTests/Fixtures/known-answer-vault"
     /// The card's 9D key: the scalar is SHA-256 of a fixed text, so the vector needs no secret file.
     static var cardKey: P256.KeyAgreement.PrivateKey {

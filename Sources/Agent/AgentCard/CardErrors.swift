@@ -1,4 +1,5 @@
 import AgentProtocol
+import AgentRuntime
 import PIV
 import SmartCard
 
@@ -6,7 +7,7 @@ import SmartCard
 /// kinds, so exit statuses and JSON errors match every other verb. Tries
 /// left travel in `triesLeft`.
 extension AgentError {
-    init(piv error: PIVError) {
+    package init(piv error: PIVError) {
         switch error {
         case .smartCard(let cardError):
             self.init(smartCard: cardError)
@@ -36,7 +37,7 @@ extension AgentError {
         }
     }
 
-    init(smartCard error: SmartCardError) {
+    package init(smartCard error: SmartCardError) {
         switch error {
         case .serviceNotRunning: self.init(.pcscUnavailable, error.description)
         case .noReaders, .readerNotFound, .noCard: self.init(.noCard, error.description)
@@ -50,9 +51,9 @@ extension AgentError {
 }
 
 extension PIVError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(piv: self) }
+    package var agentError: AgentError { AgentError(piv: self) }
 }
 
 extension SmartCardError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(smartCard: self) }
+    package var agentError: AgentError { AgentError(smartCard: self) }
 }

@@ -1,4 +1,5 @@
 import AgentProtocol
+import AgentRuntime
 import PIV
 import PIVWire
 import SmartCard
@@ -7,21 +8,21 @@ import SmartCard
 /// runs on the card queue (one PC/SC operation at a time, off the Swift
 /// concurrency pool); secrets arrive as strings and are copied into byte
 /// buffers that are zeroed when the operation ends.
-extension CoreServices {
-    func registerCards(into table: inout MethodTable.Builder) {
+extension CardCapability {
+    package func registerCards(into table: inout MethodTable.Builder) {
         table.register(CardListMethod.self) { _, _ in
-            try await CardQueue.piv { () throws(PIVError) in
+            try await CardQueue.run { () throws(PIVError) in
                 try CardInventory.collect(context: try Self.pcsc())
             }
         }
         table.register(CardPlanMethod.self) { params, _ in
-            try await CardQueue.piv { () throws(PIVError) in
+            try await CardQueue.run { () throws(PIVError) in
                 let session = try PIVCardLocator.open(reader: params.reader, context: try Self.pcsc())
                 return try CardSetup.plan(session: session, usingDefaultManagementKey: params.defaultManagementKey)
             }
         }
         table.register(CardSetupMethod.self) { params, _ in
-            try await CardQueue.piv { () throws(PIVError) in
+            try await CardQueue.run { () throws(PIVError) in
                 let session = try PIVCardLocator.open(reader: params.reader, context: try Self.pcsc())
                 let managementKey = try params.managementKey.map { (hex) throws(PIVError) in
                     try PIVManagementKey(hex: hex, algorithm: try session.managementKeyAlgorithm())
@@ -33,14 +34,14 @@ extension CoreServices {
             }
         }
         table.register(CardPINStatusMethod.self) { params, _ in
-            try await CardQueue.piv { () throws(PIVError) in
+            try await CardQueue.run { () throws(PIVError) in
                 let session = try PIVCardLocator.open(reader: params.reader, context: try Self.pcsc())
                 let status = try PINManagement.status(session: session)
                 return .init(reader: session.readerName, pinTriesLeft: status.pinTriesLeft, pukTriesLeft: status.pukTriesLeft)
             }
         }
         table.register(CardChangePINMethod.self) { params, _ in
-            try await CardQueue.piv { () throws(PIVError) in
+            try await CardQueue.run { () throws(PIVError) in
                 let session = try PIVCardLocator.open(reader: params.reader, context: try Self.pcsc())
                 var current = Array(params.current.utf8), new = Array(params.new.utf8)
                 defer { current.zeroize(); new.zeroize() }
@@ -49,7 +50,7 @@ extension CoreServices {
             }
         }
         table.register(CardUnblockPINMethod.self) { params, _ in
-            try await CardQueue.piv { () throws(PIVError) in
+            try await CardQueue.run { () throws(PIVError) in
                 let session = try PIVCardLocator.open(reader: params.reader, context: try Self.pcsc())
                 var puk = Array(params.puk.utf8), newPIN = Array(params.newPin.utf8)
                 defer { puk.zeroize(); newPIN.zeroize() }
@@ -57,7 +58,7 @@ extension CoreServices {
             }
         }
         table.register(CardReplaceManagementKeyMethod.self) { params, _ in
-            try await CardQueue.piv { () throws(PIVError) in
+            try await CardQueue.run { () throws(PIVError) in
                 let session = try PIVCardLocator.open(reader: params.reader, context: try Self.pcsc())
                 let current = try params.managementKey.map { (hex) throws(PIVError) in
                     try PIVManagementKey(hex: hex, algorithm: try session.managementKeyAlgorithm())
@@ -73,14 +74,14 @@ extension CoreServices {
         }
     }
 
-    static func pcsc() throws(PIVError) -> SmartCardContext {
+    package static func pcsc() throws(PIVError) -> SmartCardContext {
         do { return try SmartCardContext() } catch { throw .smartCard(error) }
     }
 }
 
 extension Array where Element == UInt8 {
     /// Overwrites a secret's bytes before the buffer is released.
-    mutating func zeroize() {
+    package mutating func zeroize() {
         for index in indices { self[index] = 0 }
     }
 }

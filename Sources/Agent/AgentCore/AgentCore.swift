@@ -1,4 +1,8 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import Interaction
 import Settings
 import WebAuthnClient
@@ -18,16 +22,16 @@ public final class AgentCore: Sendable {
 
     /// Runs a method with JSON params, counting it as in flight while it runs.
     public func dispatch(method: String, params: JSONValue?, interaction: any UserInteraction) async throws(AgentError) -> JSONValue {
-        services.beginRequest()
-        defer { services.endRequest() }
+        services.runtime.beginRequest()
+        defer { services.runtime.endRequest() }
         return try await methods.dispatch(method: method, params: params, interaction: interaction)
     }
 
     /// Answers a quick method (e.g. `agent.status`) without a task hop, with
     /// its result already encoded as JSON; nil for others.
     public func dispatchQuick(method: String, params: JSONValue?) throws(AgentError) -> [UInt8]? {
-        services.beginRequest()
-        defer { services.endRequest() }
+        services.runtime.beginRequest()
+        defer { services.runtime.endRequest() }
         return try methods.dispatchQuick(method: method, params: params)
     }
 
@@ -36,16 +40,16 @@ public final class AgentCore: Sendable {
     /// encoded, read and answered without JSONDecoder or a task hop; nil when
     /// the line must go the usual way (RequestParser, `dispatch`).
     public func dispatchFast(line: [UInt8]) -> (id: RPCID, result: [UInt8])? {
-        services.beginRequest()
-        defer { services.endRequest() }
+        services.runtime.beginRequest()
+        defer { services.runtime.endRequest() }
         return methods.dispatchFast(line: line)
     }
 
     /// Runs a method with typed params (the CLI's in-process path).
     public func call<M: AgentMethod>(_ method: M.Type, _ params: M.Params,
                                      interaction: any UserInteraction) async throws(AgentError) -> M.Result {
-        services.beginRequest()
-        defer { services.endRequest() }
+        services.runtime.beginRequest()
+        defer { services.runtime.endRequest() }
         return try await methods.call(method, params, interaction: interaction)
     }
 }

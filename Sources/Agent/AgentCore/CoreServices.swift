@@ -1,71 +1,54 @@
+import AgentCard
+import AgentDevices
+import AgentLogin
 import AgentProtocol
-import HTTPTransport
-import Settings
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import Locking
-import Synchronization
+import Settings
 
-/// What the handlers share: settings, paths, the device broker, counters.
-/// Each capability adds its handlers in its own file (`register(into:)`).
+/// The composition root: the runtime every capability shares, each
+/// capability built over exactly what it needs, and the methods each adds to
+/// the table. Bottom up: devices; the vault (a `fido2` slot needs a key);
+/// cards; tokens (in the vault); login (tokens, vault, keys). The agent's
+/// own status (`agent.status`, `devices.list`) lives here.
 public final class CoreServices: Sendable {
-    public let paths: AgentPaths
-    /// config.toml, re-read on SIGHUP and when it changes.
-    public let config: LiveSettings
-    /// The settings in force now.
-    public var settings: Settings { config.current }
-    /// `passkey-agent --idle-timeout`: wins over config.toml, reloads included.
-    let idleTimeoutOverride = Locked<Int?>(nil)
-    /// What the agent's command line set beyond it, for `agent.status` (SettingsInForce.swift).
-    let commandLineSettings = Locked<[EffectiveSetting]>([])
-    let environment: [String: String]
-    let devices: DeviceBroker
-    let runningAsAgent: Bool
-    let started = ContinuousClock.now
-    private let inFlight = Atomic<Int>(0)
-    private let lazyHTTP = Locked<HTTPTransport?>(nil)
-    let vault: VaultService
-    let tokens = TokenState()
-    /// `passkey login`: the logins in flight and the providers met.
-    let logins = LoginSessions()
-    /// Each login account's settings (issuer, client, scopes, subject).
-    let accounts: AccountSettingsStore
+    public let runtime: AgentRuntime
+    let deviceCapability: DevicesCapability
+    let vaultCapability: VaultCapability
+    let cardCapability: CardCapability
+    let tokenCapability: TokensCapability
+    let loginCapability: LoginCapability
 
     init(environment: [String: String], runningAsAgent: Bool) throws(AgentError) {
-        paths = AgentPaths(environment: environment)
-        do { config = try LiveSettings(path: paths.configFile) } catch {
-            throw AgentError(error)
-        }
-        self.environment = environment
-        devices = DeviceBroker(config: config, paths: paths, environment: environment)
-        self.runningAsAgent = runningAsAgent
-        vault = VaultService(paths: paths, settings: config.current, runningAsAgent: runningAsAgent)
-        accounts = AccountSettingsStore(directory: paths.accountsDirectory)
+        runtime = try AgentRuntime(environment: environment, runningAsAgent: runningAsAgent)
+        deviceCapability = DevicesCapability(runtime: runtime)
+        vaultCapability = VaultCapability(runtime: runtime, devices: deviceCapability)
+        cardCapability = CardCapability()
+        tokenCapability = TokensCapability(runtime: runtime, vault: vaultCapability)
+        loginCapability = LoginCapability(runtime: runtime, devices: deviceCapability, vault: vaultCapability, tokens: tokenCapability)
     }
 
     func register(into table: inout MethodTable.Builder) {
         registerStatus(into: &table)
-        registerWebAuthn(into: &table)
-        registerPIN(into: &table)
-        registerCredentials(into: &table)
-        registerKey(into: &table)
-        registerPasswordless(into: &table)
-        registerCards(into: &table)
-        registerVault(into: &table)
-        registerTokens(into: &table)
-        registerLogin(into: &table)
-        registerInvoke(into: &table)
+        deviceCapability.register(into: &table)
+        cardCapability.register(into: &table)
+        vaultCapability.register(into: &table)
+        tokenCapability.register(into: &table)
+        loginCapability.register(into: &table)
     }
 
-    /// The HTTP client, made on first use: `passkey status` should not pay for one.
-    var http: HTTPTransport {
-        lazyHTTP.withLock { client in
-            if let client { return client }
-            let made = HTTPTransport()
-            client = made
-            return made
-        }
-    }
-
-    func beginRequest() { inFlight.add(1, ordering: .relaxed) }
-    func endRequest() { inFlight.subtract(1, ordering: .relaxed) }
-    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+    // What the status, the settings report and the programs use.
+    public var paths: AgentPaths { runtime.paths }
+    public var config: LiveSettings { runtime.config }
+    public var settings: Settings { runtime.settings }
+    public var environment: [String: String] { runtime.environment }
+    public var requestsInFlight: Int { runtime.requestsInFlight }
+    var runningAsAgent: Bool { runtime.runningAsAgent }
+    var started: ContinuousClock.Instant { runtime.started }
+    var idleTimeoutOverride: Locked<Int?> { runtime.idleTimeoutOverride }
+    var commandLineSettings: Locked<[EffectiveSetting]> { runtime.commandLineSettings }
+    var devices: DeviceBroker { deviceCapability.devices }
+    var vault: VaultService { vaultCapability.vault }
 }

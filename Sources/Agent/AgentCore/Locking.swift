@@ -1,3 +1,8 @@
+import AgentDevices
+import AgentRuntime
+import AgentTokens
+import AgentVault
+
 extension CoreServices {
     /// Locks the vault and wipes its data key from memory (SIGHUP; also what
     /// `agent.lock`, the idle timeout and card removal do). Safe to call from
@@ -13,5 +18,21 @@ extension CoreServices {
         guard let seconds else { return }
         idleTimeoutOverride.withLock { $0 = seconds }
         vault.setIdleTimeout(seconds > 0 ? .seconds(seconds) : nil)
+    }
+}
+
+extension CoreServices {
+    /// Re-reads config.toml (`force`: SIGHUP; otherwise only when the file
+    /// changed) and applies it. Everything but the idle timeout is read per
+    /// request, so only that needs pushing — unless `--idle-timeout` set it.
+    public func reloadSettings(force: Bool) -> LiveSettings.Outcome {
+        let before = settings.agent.idleTimeoutSeconds
+        let outcome = config.reload(force: force)
+        let after = settings.agent.idleTimeoutSeconds
+        if case .reloaded = outcome, before != after, idleTimeoutOverride.withLock({ $0 }) == nil {
+            let seconds = after ?? VaultService.defaultIdleTimeoutSeconds
+            vault.setIdleTimeout(seconds > 0 ? .seconds(seconds) : nil)
+        }
+        return outcome
     }
 }

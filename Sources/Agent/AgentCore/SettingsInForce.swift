@@ -1,4 +1,8 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import Settings
 
 /// The settings the agent runs with and what decided each: the command

@@ -1,4 +1,8 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import FIDO
 import Hexadecimal
 
@@ -26,7 +30,7 @@ extension CoreServices {
             version: passkeyAgentVersion, protocolVersion: protocolVersion,
             uptimeSeconds: runningAsAgent ? Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18 : 0,
             pendingRequests: max(0, requestsInFlight - 1),
-            devices: devices, agentRunning: runningAsAgent, pid: getpid(), vault: vaultLockState(),
+            devices: devices, agentRunning: runningAsAgent, pid: getpid(), vault: vaultCapability.vaultLockState(),
             configProblems: problems.isEmpty ? nil : problems, settings: settingsInForce())
     }
 

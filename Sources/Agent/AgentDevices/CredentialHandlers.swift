@@ -1,4 +1,5 @@
 import AgentProtocol
+import AgentRuntime
 import Base64
 import FIDO
 import Interaction
@@ -7,8 +8,8 @@ import WebAuthn
 
 /// `credentials.list` and `credentials.delete`: the passkeys stored on a key,
 /// through its credential management, on any device the broker opens.
-extension CoreServices {
-    func registerCredentials(into table: inout MethodTable.Builder) {
+extension DevicesCapability {
+    package func registerCredentials(into table: inout MethodTable.Builder) {
         table.register(CredentialsListMethod.self) { params, interaction in
             try await self.listCredentials(params, interaction: interaction)
         }
@@ -17,7 +18,7 @@ extension CoreServices {
         }
     }
 
-    func listCredentials(_ params: CredentialsListMethod.Params,
+    package func listCredentials(_ params: CredentialsListMethod.Params,
                          interaction: any UserInteraction) async throws -> CredentialList {
         if let rpId = params.rpId {
             guard (1...253).contains(rpId.utf8.count), TokenError.sanitised(rpId) == rpId else {
@@ -49,7 +50,7 @@ extension CoreServices {
     /// Deletes by id without listing first: each credential management
     /// command costs a fingerprint on a biometric key. The key's
     /// CTAP2_ERR_NO_CREDENTIALS is an unknown id.
-    func deleteCredential(_ params: CredentialsDeleteMethod.Params,
+    package func deleteCredential(_ params: CredentialsDeleteMethod.Params,
                           interaction: any UserInteraction) async throws -> DeletedCredential {
         let text = params.credentialId
         // WebAuthn credential ids are at most 1023 bytes: 1364 base64url characters.
@@ -79,7 +80,7 @@ extension CoreServices {
 
     /// The PIN is asked for up front unless the key verifies users itself
     /// (then a fingerprint it does not recognise falls back to the PIN).
-    static func credentialManagementNeedsPIN(_ device: FIDODevice) -> Bool {
+    package static func credentialManagementNeedsPIN(_ device: FIDODevice) -> Bool {
         device.info.hasPIN && !device.managesCredentialsWithoutPIN
     }
 }
@@ -87,7 +88,7 @@ extension CoreServices {
 extension StoredCredential {
     /// The names come from whichever website registered the passkey: their
     /// control characters (terminal escapes) are dropped before any client prints them.
-    init(_ credential: ManagedCredential) {
+    package init(_ credential: ManagedCredential) {
         self.init(rpId: TokenError.sanitised(credential.rpId) ?? "", rpName: TokenError.sanitised(credential.rpName),
                   credentialId: Base64URL.encode(credential.credentialId),
                   userHandle: Base64URL.encode(credential.userId),

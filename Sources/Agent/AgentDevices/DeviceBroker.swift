@@ -1,9 +1,10 @@
 import AgentProtocol
+import AgentRuntime
 import Dispatch
 import FIDO
 import FoundationEssentials
-import Settings
 import Locking
+import Settings
 import VirtualAuthenticator
 
 /// Finds the authenticator a request means, opens it, and makes requests to
@@ -13,7 +14,7 @@ import VirtualAuthenticator
 /// each request (a key may have been unplugged, or taken off the reader, and
 /// replaced meanwhile). The software authenticator is kept loaded per state
 /// file for the life of the core, as a key stays plugged in.
-final class DeviceBroker: Sendable {
+package final class DeviceBroker: Sendable {
     private let config: LiveSettings
     private var settings: Settings { config.current }
     private let paths: AgentPaths
@@ -26,20 +27,20 @@ final class DeviceBroker: Sendable {
     /// for that request to end.
     private let readersInUse = Locked<[String: Int]>([:])
 
-    init(config: LiveSettings, paths: AgentPaths, environment: [String: String]) {
+    package init(config: LiveSettings, paths: AgentPaths, environment: [String: String]) {
         self.config = config
         self.paths = paths
         self.environment = environment
     }
 
     /// What `choice` resolves to, without opening anything.
-    enum Resolved: Sendable {
+    package enum Resolved: Sendable {
         case virtual(statePath: String)
         case hidraw(String)
         /// A key in this PC/SC reader (`pcsc:<reader>`).
         case pcsc(reader: String)
 
-        var key: String {
+        package var key: String {
             switch self {
             case .virtual(let path): return "virtual:" + path
             case .hidraw(let path): return path
@@ -51,7 +52,7 @@ final class DeviceBroker: Sendable {
     /// The device `choice` names, else `[device] default`, else the only
     /// connected key: USB keys first; only when there is none are the PC/SC
     /// readers asked (a SELECT per card), so a USB user's pcscd is left alone.
-    func resolve(_ choice: DeviceChoice?) async throws(AgentError) -> Resolved {
+    package func resolve(_ choice: DeviceChoice?) async throws(AgentError) -> Resolved {
         let named = choice?.device ?? settings.device.defaultDevice
         if let named {
             if named == "virtual" { return .virtual(statePath: virtualStatePath(choice)) }
@@ -77,7 +78,7 @@ final class DeviceBroker: Sendable {
 
     /// The keys on PC/SC readers, asked off the concurrency pool (each is a
     /// round trip through pcscd); readers a request of ours holds are listed as they are.
-    func pcscKeys() async -> [DeviceDescriptor] {
+    package func pcscKeys() async -> [DeviceDescriptor] {
         let held = Set(readersInUse.withLock { $0.keys })
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
@@ -88,7 +89,7 @@ final class DeviceBroker: Sendable {
 
     /// The connected keys, enumerated at most once a second: `agent.status`
     /// must stay cheap, and libfido2's enumeration walks udev.
-    func connectedKeysRecently() -> [DeviceDescriptor] {
+    package func connectedKeysRecently() -> [DeviceDescriptor] {
         let now = ContinuousClock.now
         if let cached = keyCache.withLock({ $0 }), now - cached.at < .seconds(1) { return cached.keys }
         let keys = DeviceDiscovery.connectedKeys()
@@ -96,18 +97,18 @@ final class DeviceBroker: Sendable {
         return keys
     }
 
-    func virtualStatePath(_ choice: DeviceChoice?) -> String {
+    package func virtualStatePath(_ choice: DeviceChoice?) -> String {
         choice?.virtualState ?? settings.device.virtualState ?? paths.virtualAuthenticatorState
     }
 
     /// Whether the software authenticator is configured as the default device.
-    var virtualIsDefault: Bool { settings.device.defaultDevice == "virtual" }
+    package var virtualIsDefault: Bool { settings.device.defaultDevice == "virtual" }
 
     /// config.toml's `[device] default`, if any.
-    var defaultDevice: String? { settings.device.defaultDevice }
+    package var defaultDevice: String? { settings.device.defaultDevice }
 
     /// Opens the device and runs `body` with it, after the requests queued before.
-    func withDevice<T: Sendable>(_ choice: DeviceChoice?,
+    package func withDevice<T: Sendable>(_ choice: DeviceChoice?,
                                  _ body: @Sendable (FIDODevice) async throws -> T) async throws -> T {
         let resolved = try await resolve(choice)
         let lock = locks.withLock { locks in
@@ -133,7 +134,7 @@ final class DeviceBroker: Sendable {
     /// does not exist (and that no request has loaded) is read from a fresh
     /// one in memory that is not kept: looking at a device (`devices.list`)
     /// must not create its file.
-    func withDeviceAsItIs<T: Sendable>(_ choice: DeviceChoice?,
+    package func withDeviceAsItIs<T: Sendable>(_ choice: DeviceChoice?,
                                        _ body: @Sendable (FIDODevice) async throws -> T) async throws -> T {
         if case .virtual(let statePath) = try await resolve(choice),
            virtualDevices.withLock({ $0[statePath] == nil }), !FileManager.default.fileExists(atPath: statePath) {
@@ -168,7 +169,7 @@ final class DeviceBroker: Sendable {
         }
     }
 
-    static let virtualDescriptor = DeviceDescriptor(
+    package static let virtualDescriptor = DeviceDescriptor(
         path: "virtual", manufacturer: "passkey-agent", product: "software authenticator (not hardware)",
         vendorId: 0, productId: 0, isSoftware: true)
 }

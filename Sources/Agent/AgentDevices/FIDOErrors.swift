@@ -1,4 +1,5 @@
 import AgentProtocol
+import AgentRuntime
 import FIDO
 import VirtualAuthenticator
 import WebAuthn
@@ -9,7 +10,7 @@ import WebAuthnClient
 /// structures that do not parse, as the protocol's error kinds. Tries left travel in
 /// `triesLeft`.
 extension AgentError {
-    init(fido error: FIDOError) {
+    package init(fido error: FIDOError) {
         let message = error.description
         switch error {
         case .noDevice: self.init(.noDevice, message)
@@ -36,7 +37,7 @@ extension AgentError {
         }
     }
 
-    init(ceremony error: CeremonyError) {
+    package init(ceremony error: CeremonyError) {
         switch error {
         case .authenticator(let fido): self.init(fido: fido)
         case .invalidOptions, .originNotAllowed: self.init(.invalidInput, error.description)
@@ -48,15 +49,15 @@ extension AgentError {
 }
 
 extension FIDOError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(fido: self) }
+    package var agentError: AgentError { AgentError(fido: self) }
 }
 
 extension CeremonyError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(ceremony: self) }
+    package var agentError: AgentError { AgentError(ceremony: self) }
 }
 
 extension VirtualAuthenticatorError: AgentErrorMapping {
-    var agentError: AgentError {
+    package var agentError: AgentError {
         switch self {
         case .stateUnreadable, .stateCorrupt, .stateFormatUnsupported, .stateNotWritable, .invalidPolicy, .invalidConfiguration:
             return AgentError(.deviceUnavailable, description)
@@ -65,7 +66,7 @@ extension VirtualAuthenticatorError: AgentErrorMapping {
 }
 
 extension WebAuthnError: AgentErrorMapping {
-    var agentError: AgentError {
+    package var agentError: AgentError {
         switch self {
         case .malformed, .unsupportedAlgorithm, .verificationFailed:
             return AgentError(.invalidInput, description)

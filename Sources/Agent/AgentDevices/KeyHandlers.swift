@@ -1,11 +1,12 @@
 import AgentProtocol
+import AgentRuntime
 import FIDO
 import Hexadecimal
 import Interaction
 
 /// `key.info` and `key.reset`: one security key as a whole.
-extension CoreServices {
-    func registerKey(into table: inout MethodTable.Builder) {
+extension DevicesCapability {
+    package func registerKey(into table: inout MethodTable.Builder) {
         table.register(KeyInfoMethod.self) { params, _ in try await self.keyInfo(params) }
         table.register(KeyResetMethod.self) { params, interaction in
             try await self.devices.withDevice(params.device) { device in
@@ -19,7 +20,7 @@ extension CoreServices {
 
     /// Looking at the software authenticator does not create its state file
     /// (as `devices.list`).
-    func keyInfo(_ params: KeyInfoMethod.Params) async throws -> KeyInfo {
+    package func keyInfo(_ params: KeyInfoMethod.Params) async throws -> KeyInfo {
         try await devices.withDeviceAsItIs(params.device) { device in
             try await device.perform { device throws(FIDOError) in
                 let info = device.info

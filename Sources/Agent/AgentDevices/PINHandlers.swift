@@ -1,8 +1,9 @@
 import AgentProtocol
+import AgentRuntime
 import FIDO
 
-extension CoreServices {
-    func registerPIN(into table: inout MethodTable.Builder) {
+extension DevicesCapability {
+    package func registerPIN(into table: inout MethodTable.Builder) {
         table.register(PINSetMethod.self) { params, _ in
             try await self.devices.withDevice(params.device) { device in
                 try await device.perform { device throws(FIDOError) in

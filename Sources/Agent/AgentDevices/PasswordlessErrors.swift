@@ -1,11 +1,12 @@
 import AgentProtocol
+import AgentRuntime
 import HTTPTransport
 import Passwordless
 
 /// passwordless.dev's answers (problem details keep their `errorCode` and
 /// `title`) and the HTTP client's failures as the protocol's error kinds.
 extension AgentError {
-    init(passwordless error: PasswordlessError) {
+    package init(passwordless error: PasswordlessError) {
         switch error {
         case .missingSetting: self.init(.invalidInput, error.description)
         case .server(let problem):
@@ -19,7 +20,7 @@ extension AgentError {
         }
     }
 
-    init(transport error: HTTPTransportError) {
+    package init(transport error: HTTPTransportError) {
         switch error {
         case .invalidURL, .connectTimeout, .requestTimeout, .connectionFailed, .responseTooLarge:
             self.init(.networkError, error.description)
@@ -28,9 +29,9 @@ extension AgentError {
 }
 
 extension PasswordlessError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(passwordless: self) }
+    package var agentError: AgentError { AgentError(passwordless: self) }
 }
 
 extension HTTPTransportError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(transport: self) }
+    package var agentError: AgentError { AgentError(transport: self) }
 }

@@ -1,10 +1,11 @@
 import AgentProtocol
+import AgentRuntime
 import Passwordless
 import Settings
 import WebAuthn
 
-extension CoreServices {
-    func registerPasswordless(into table: inout MethodTable.Builder) {
+extension DevicesCapability {
+    package func registerPasswordless(into table: inout MethodTable.Builder) {
         table.register(PasskeyRegisterMethod.self) { params, interaction in
             let ceremonies = try self.passwordless(params.server)
             let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
@@ -24,7 +25,7 @@ extension CoreServices {
     }
 
     /// The app from config.toml's [passwordless] table, with the request's overrides on top.
-    func passwordless(_ overrides: PasswordlessOverrides?) throws -> PasswordlessCeremonies {
+    package func passwordless(_ overrides: PasswordlessOverrides?) throws -> PasswordlessCeremonies {
         let configured = settings.passwordless
         let resolved = try PasswordlessSettings(apiURL: overrides?.apiUrl ?? configured.apiURL,
                                                 apiKey: overrides?.apiKey ?? configured.apiKey,
@@ -33,7 +34,7 @@ extension CoreServices {
         return PasswordlessCeremonies(api: PasswordlessAPI(settings: resolved, transport: http))
     }
 
-    static func account(_ params: PasskeySignInMethod.Params) throws(AgentError) -> PasswordlessCeremonies.Account {
+    package static func account(_ params: PasskeySignInMethod.Params) throws(AgentError) -> PasswordlessCeremonies.Account {
         let chosen = [params.alias != nil, params.userId != nil, params.discoverable == true].filter { $0 }.count
         guard chosen == 1 else {
             throw AgentError(.invalidParams, "give exactly one of alias, userId and discoverable: true")

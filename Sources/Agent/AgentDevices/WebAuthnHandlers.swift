@@ -1,11 +1,12 @@
 import AgentProtocol
+import AgentRuntime
 import FIDO
 import Interaction
 import WebAuthn
 import WebAuthnClient
 
-extension CoreServices {
-    func registerWebAuthn(into table: inout MethodTable.Builder) {
+extension DevicesCapability {
+    package func registerWebAuthn(into table: inout MethodTable.Builder) {
         table.register(WebAuthnCreateMethod.self) { params, interaction in
             try await self.webauthnCreate(params, interaction: interaction)
         }
@@ -14,7 +15,7 @@ extension CoreServices {
         }
     }
 
-    func webauthnCreate(_ params: WebAuthnCreateMethod.Params,
+    package func webauthnCreate(_ params: WebAuthnCreateMethod.Params,
                         interaction: any UserInteraction) async throws(AgentError) -> RegistrationResponseJSON {
         do {
             let ceremony = CreateCredential(options: params.options, origin: try WebAuthnOrigin(params.origin))
@@ -27,7 +28,7 @@ extension CoreServices {
         }
     }
 
-    func webauthnGet(_ params: WebAuthnGetMethod.Params,
+    package func webauthnGet(_ params: WebAuthnGetMethod.Params,
                      interaction: any UserInteraction) async throws(AgentError) -> AuthenticationResponseJSON {
         do {
             let ceremony = GetCredential(options: params.options, origin: try WebAuthnOrigin(params.origin),
@@ -39,50 +40,5 @@ extension CoreServices {
         } catch {
             throw AgentError(error)
         }
-    }
-}
-
-/// Lets a ceremony ask questions only when the caller said it can answer;
-/// otherwise a question becomes the error that names what was missing.
-struct GuardedInteraction: UserInteraction {
-    let base: any UserInteraction
-    let interactive: Bool
-
-    init(_ base: any UserInteraction, interactive: Bool) {
-        self.base = base
-        self.interactive = interactive
-    }
-
-    func progress(_ stage: ProgressStage) {
-        // "pin" is a question on the socket; it is announced by `pin(_:)` itself.
-        if stage != .pin { base.progress(stage) }
-    }
-
-    func pin(_ request: PINRequest) async throws -> String {
-        guard interactive else {
-            var details: [String: JSONValue] = [:]
-            if let left = request.triesLeft { details["triesLeft"] = .number(Double(left)) }
-            throw AgentError(.pinRequired,
-                             "\(request.reason) Nothing can ask for it here: use --pin-stdin (on the socket: pass `pin`, or `\"interactive\": true` and answer the prompt).",
-                             details: details)
-        }
-        return try await base.pin(request)
-    }
-
-    func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int {
-        guard interactive else {
-            throw AgentError(.userSelectionRequired,
-                             "several accounts on the key match; name one with `user` (--user): \(accounts.map(\.label).joined(separator: ", "))",
-                             details: ["accounts": .array(accounts.map { .string($0.label) })])
-        }
-        return try await base.chooseAccount(accounts)
-    }
-
-    func confirm(_ request: ConfirmationRequest) async throws -> Bool {
-        guard interactive else {
-            throw AgentError(.denied, "this needs the person's confirmation and nothing can ask for it here "
-                             + "(on the socket: `\"interactive\": true` and answer the `confirm` prompt); nothing was done")
-        }
-        return try await base.confirm(request)
     }
 }

@@ -1,9 +1,13 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import OktaIDX
 
 /// Okta IDX failures as the protocol's error kinds; the server's code in `errorCode`.
 extension IDXError: AgentErrorMapping {
-    var agentError: AgentError {
+    package var agentError: AgentError {
         switch self {
         case .token(let openID): return AgentError(openID: openID)
         case .network(let transport): return AgentError(transport: transport)

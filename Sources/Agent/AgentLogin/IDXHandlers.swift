@@ -1,4 +1,8 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import FoundationEssentials
 import Interaction
 import OktaIDX
@@ -11,12 +15,12 @@ import WebAuthnClient
 /// step is decided by `IDXNextStep`; the security key's steps run here on
 /// the device broker's key with WebAuthnClient, the issuer's origin as the
 /// WebAuthn origin; the token set lands through `land`, as every login's.
-extension CoreServices {
+extension LoginCapability {
     /// The redirect URI sent to `/v1/interact` when none is given: IDX
     /// redirects only for an external IdP, which this flow hands to the browser flow.
-    static let idxDefaultRedirectURI = "http://127.0.0.1/callback"
+    package static let idxDefaultRedirectURI = "http://127.0.0.1/callback"
 
-    func beginIDX(_ plan: LoginPlan, params: LoginBeginMethod.Params, interaction: any UserInteraction) async throws -> LoginStarted {
+    package func beginIDX(_ plan: LoginPlan, params: LoginBeginMethod.Params, interaction: any UserInteraction) async throws -> LoginStarted {
         let redirectURI = params.redirectURI ?? Self.idxDefaultRedirectURI
         guard (1...2048).contains(redirectURI.utf8.count), !redirectURI.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f }) else {
             throw AgentError(.invalidInput, "--redirect-uri is 1 to 2048 characters without spaces or control characters")
@@ -54,8 +58,8 @@ extension CoreServices {
                             username: plan.username)
     }
 
-    func proceedIDX(_ params: LoginIDXProceedMethod.Params, interaction: any UserInteraction) async throws -> IDXStep {
-        try Self.checkAccount(params.account)
+    package func proceedIDX(_ params: LoginIDXProceedMethod.Params, interaction: any UserInteraction) async throws -> IDXStep {
+        try TokensCapability.checkAccount(params.account)
         guard let login = logins.idxLogin(for: params.account) else {
             throw AgentError(.notFound, "no IDX sign-in of \"\(params.account)\" is in progress: start one with "
                              + "`passkey login \(params.account) --via okta-idx`")
@@ -105,7 +109,7 @@ extension CoreServices {
     }
 
     /// Ends the sign-in at the server (its `cancel` form, best effort) and here.
-    func cancelIDX(_ login: IDXLogin) async {
+    package func cancelIDX(_ login: IDXLogin) async {
         logins.remove(login)
         let response = await login.response
         if let cancel = response.cancel {
@@ -193,16 +197,16 @@ extension CoreServices {
         throw Self.tooManySteps
     }
 
-    static let tooManySteps = AgentError(.serverError, "the IDX sign-in went round too many steps without finishing; it was stopped")
+    package static let tooManySteps = AgentError(.serverError, "the IDX sign-in went round too many steps without finishing; it was stopped")
 
     /// interact, then introspect.
-    static func startIDX(_ client: IDXClient, plan: LoginPlan, redirectURI: String) async throws -> (IDXTransaction, IDXResponse) {
+    package static func startIDX(_ client: IDXClient, plan: LoginPlan, redirectURI: String) async throws -> (IDXTransaction, IDXResponse) {
         let transaction = try await client.interact(scopes: plan.scopes, redirectURI: redirectURI)
         return (transaction, try await client.introspect(transaction))
     }
 
     /// The form to show, with every message of the answer.
-    static func step(asking form: IDXRemediation, in response: IDXResponse, notices: [IDXNotice], expiresAt: Int64) -> IDXStep {
+    package static func step(asking form: IDXRemediation, in response: IDXResponse, notices: [IDXNotice], expiresAt: Int64) -> IDXStep {
         let fields = form.prompts.map {
             IDXFieldPrompt(path: $0.path, label: $0.label, type: $0.type, required: $0.required, secret: $0.secret,
                            options: $0.options, messages: $0.messages.map(\.text))
@@ -215,8 +219,8 @@ extension CoreServices {
 }
 
 /// How the security key's steps of one call run: which key, its PIN, and who answers prompts.
-struct IDXCeremony: Sendable {
-    let device: DeviceChoice?
-    let pin: String?
-    let interaction: GuardedInteraction
+package struct IDXCeremony: Sendable {
+    package let device: DeviceChoice?
+    package let pin: String?
+    package let interaction: GuardedInteraction
 }

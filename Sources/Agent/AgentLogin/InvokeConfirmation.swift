@@ -1,3 +1,7 @@
+import AgentDevices
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import BeyondIdentity
 import Interaction
 import Tokens
@@ -9,8 +13,8 @@ import WebAuthnJSON
 /// about itself (application name, IP, user agent), which is labelled as the
 /// requester's words. `ConfirmationRequest` strips every control, format and
 /// separator character from each value.
-enum InvokeConfirmation {
-    static func signIn(_ request: AuthenticateRequest, application: TrustedApplication) -> ConfirmationRequest {
+package enum InvokeConfirmation {
+    package static func signIn(_ request: AuthenticateRequest, application: TrustedApplication) -> ConfirmationRequest {
         ConfirmationRequest(
             title: "Sign in to \(request.rpId) with your security key?",
             facts: [
@@ -26,7 +30,7 @@ enum InvokeConfirmation {
             ])
     }
 
-    static func binding(_ options: PublicKeyCredentialCreationOptionsJSON, application: TrustedApplication) -> ConfirmationRequest {
+    package static func binding(_ options: PublicKeyCredentialCreationOptionsJSON, application: TrustedApplication) -> ConfirmationRequest {
         let rpId = options.rp.id ?? ""
         return ConfirmationRequest(
             title: "Add a passkey for \(rpId) to your security key?",

@@ -1,10 +1,14 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import BeyondIdentity
 
 /// `passkey invoke` failures as the protocol's error kinds, each with the
 /// code a script (or a Beyond Identity SDK user) knows it by in `errorCode`.
 extension AgentError {
-    init(invoke error: InvokeError) {
+    package init(invoke error: InvokeError) {
         let message = error.description
         let code = error.errorCode.map { ["errorCode": JSONValue.string($0)] } ?? [:]
         switch error {
@@ -28,13 +32,13 @@ extension AgentError {
 }
 
 extension InvokeError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(invoke: self) }
+    package var agentError: AgentError { AgentError(invoke: self) }
 }
 
 /// The identity provider's redirects after a proof, followed through the
 /// trusted application's hosts only.
 extension RedirectChainError: AgentErrorMapping {
-    var agentError: AgentError {
+    package var agentError: AgentError {
         switch self {
         case .notFollowed: return AgentError(.denied, description)
         case .network: return AgentError(.networkError, description)
@@ -45,5 +49,5 @@ extension RedirectChainError: AgentErrorMapping {
 
 /// A trusted application in config.toml that cannot be used.
 extension InvokeTrustError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(.invalidInput, description) }
+    package var agentError: AgentError { AgentError(.invalidInput, description) }
 }

@@ -1,4 +1,8 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import BeyondIdentity
 import FoundationEssentials
 import Interaction
@@ -7,15 +11,17 @@ import Tokens
 import WebAuthn
 import WebAuthnClient
 
-/// `invoke.check` and `invoke`: the URL-scheme handler's side of a login.
-/// An authenticate URL is verified (its request JWT only from a trusted
-/// application, and everything it names that application's: BeyondIdentity's
-/// `InvokeTrust`), confirmed by the person, proved with a WebAuthn
-/// assertion, and its redirect chain followed to the login in flight —
-/// through the application's hosts only; a binding (confirmed the same way)
-/// makes a passkey; a login's own redirect is handed to it.
-extension CoreServices {
-    func registerInvoke(into table: inout MethodTable.Builder) {
+/// `invoke.check` and `invoke`: the URL-scheme handler's side of a login,
+/// wiring config.toml, BeyondIdentity and the agent's devices and logins.
+/// Every rule is BeyondIdentity's: an authenticate URL is verified
+/// (`RequestVerifier`: its request JWT only from a trusted application, and
+/// everything it names that application's, `InvokeTrust`), confirmed by the
+/// person, proved with a WebAuthn assertion (`BIClient`), and its redirect
+/// chain followed (`RedirectChain`, through the application's hosts only)
+/// to the login in flight; a binding (confirmed the same way, its RP ID the
+/// application's) makes a passkey; a login's own redirect is handed to it.
+extension LoginCapability {
+    package func registerInvoke(into table: inout MethodTable.Builder) {
         table.register(InvokeCheckMethod.self) { params, _ in
             try await self.checkInvoke(params)
         }
@@ -28,16 +34,14 @@ extension CoreServices {
         RequestVerifier(trust: invokeTrust, transport: http)
     }
 
-    /// The trusted applications of config.toml: each `[invoke.application.NAME]`
-    /// table, then each `[invoke] trusted-hosts` entry as a whole-host
-    /// application. An entry that cannot be used (a public suffix as RP ID,
-    /// an issuer that is not https) is left out: it trusts nothing.
-    var invokeTrust: InvokeTrust {
+    /// The trusted applications of config.toml (`[invoke.application.NAME]`
+    /// tables, then `[invoke] trusted-hosts`); an entry that cannot be used
+    /// trusts nothing (`InvokeTrust.ignored`).
+    package var invokeTrust: InvokeTrust {
         let invoke = settings.invoke
-        let named = invoke.applications.compactMap { entry in
-            try? TrustedApplication(name: entry.name, issuer: entry.issuer, relyingParties: entry.rpIds, hosts: entry.hosts)
-        }
-        return InvokeTrust(applications: named + invoke.trustedHosts.compactMap { try? TrustedApplication.wholeHost($0) })
+        return InvokeTrust(entries: invoke.applications.map {
+            TrustedApplication.Entry(name: $0.name, issuer: $0.issuer, relyingParties: $0.rpIds, hosts: $0.hosts)
+        }, trustedHosts: invoke.trustedHosts)
     }
 
     private func checkInvoke(_ params: InvokeCheckMethod.Params) async throws -> InvokeCheck {
@@ -95,12 +99,11 @@ extension CoreServices {
     /// trusted application, for one of its RP IDs, once the person allowed it.
     private func bindPasskey(_ bind: BindParameters, _ params: InvokeMethod.Params,
                              _ interaction: any UserInteraction) async throws -> BoundPasskeyReport {
-        let application = try invokeTrust.application(forRealm: bind.apiBaseURL, tenantId: bind.tenantId, realmId: bind.realmId)
+        let trust = invokeTrust
+        let application = try trust.application(forRealm: bind.apiBaseURL, tenantId: bind.tenantId, realmId: bind.realmId)
         let client = BIClient(transport: http)
         let (options, origin) = try await client.beginBinding(bind)
-        guard let rpId = options.rp.id, application.relyingParties.contains(rpId.lowercased()) else {
-            throw InvokeError.foreignRelyingParty(rpId: String((options.rp.id ?? "").prefix(253)), application: application.shown)
-        }
+        try trust.check(binding: options, origin: origin, application: application)
         let webOrigin = try WebAuthnOrigin(origin)
         try await confirm(InvokeConfirmation.binding(options, application: application), interaction)
         let registration = try await devices.withDevice(params.device) { device in
@@ -142,7 +145,7 @@ extension CoreServices {
         throw OpenIDError.stateMismatch
     }
 
-    static func checkInvokeURL(_ url: String) throws(AgentError) {
+    package static func checkInvokeURL(_ url: String) throws(AgentError) {
         guard (1...16_384).contains(url.utf8.count), !url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
             throw AgentError(.invalidInput, "an invoke URL has 1 to 16384 characters and no control characters")
         }

@@ -1,6 +1,10 @@
+import AgentDevices
+import AgentRuntime
+import AgentTokens
+import AgentVault
+import Locking
 import SecureFiles
 import Settings
-import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -23,26 +27,26 @@ import Glibc
 /// until it is removed, so a page whose lock no one holds (its writer
 /// crashed) is stale and `removeStale` takes it away — at start and when a
 /// login begins, in the agent or in a `passkey` running the core itself.
-final class LaunchPage: Sendable {
+package final class LaunchPage: Sendable {
     /// Where the page is.
-    let path: String
+    package let path: String
     /// Open (with its flock) until `remove`: the lock tells sweepers the page is live.
     private let descriptor = Locked<Int32?>(nil)
 
-    static let prefix = "launch-"
-    static let suffix = ".html"
+    package static let prefix = "launch-"
+    package static let suffix = ".html"
     /// A page younger than this is never swept: it covers the instant between
     /// a writer's create and its flock.
-    static let minimumStaleAge = 5
+    package static let minimumStaleAge = 5
 
     /// Why no page could be written (the login goes on; the person opens the URL).
-    struct Problem: Error, CustomStringConvertible {
-        let description: String
+    package struct Problem: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// `$XDG_RUNTIME_DIR/passkey-agent`, the agent's own directory; nil
     /// without a runtime directory (there is then no private tmpfs to use).
-    static func directory(_ paths: AgentPaths) -> String? {
+    package static func directory(_ paths: AgentPaths) -> String? {
         paths.xdg.runtimeDir.map { $0 + "/passkey-agent" }
     }
 
@@ -56,7 +60,7 @@ final class LaunchPage: Sendable {
     /// Writes a page for `url` (an http or https address) in `directory`,
     /// which is made 0700 when missing and must otherwise be ours and closed
     /// to everyone else.
-    static func write(_ url: String, issuer: String, in directory: String) throws(Problem) -> LaunchPage {
+    package static func write(_ url: String, issuer: String, in directory: String) throws(Problem) -> LaunchPage {
         guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
             throw Problem(description: "the authorization endpoint is not an http(s) address")
         }
@@ -79,7 +83,7 @@ final class LaunchPage: Sendable {
     }
 
     /// Removes the page (once; later calls do nothing).
-    func remove() {
+    package func remove() {
         descriptor.withLock { descriptor in
             guard let open = descriptor else { return }
             unlink(path)
@@ -92,12 +96,12 @@ final class LaunchPage: Sendable {
     /// process that died mid-login. Only regular files of this user named
     /// as pages are considered; what cannot be examined stays.
     @discardableResult
-    static func removeStale(in directory: String) -> Int {
+    package static func removeStale(in directory: String) -> Int {
         let names = (DirectoryEntries.names(in: directory) ?? []).filter(isPageName)
         return names.filter { removeIfStale(directory + "/" + $0) }.count
     }
 
-    static func isPageName(_ name: String) -> Bool {
+    package static func isPageName(_ name: String) -> Bool {
         guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return false }
         let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
         return middle.utf8.count == 32 && middle.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
@@ -120,7 +124,7 @@ final class LaunchPage: Sendable {
 
     /// The page: a refresh to `url` at once, and a link for a browser that
     /// does not follow refreshes. No script; a policy that forbids any.
-    static func html(url: String, issuer: String) -> String {
+    package static func html(url: String, issuer: String) -> String {
         let target = escaped(url)
         return """
         <!DOCTYPE html>
@@ -135,7 +139,7 @@ final class LaunchPage: Sendable {
     }
 
     /// Text safe in HTML content and in a double- or single-quoted attribute.
-    static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for character in text.unicodeScalars {

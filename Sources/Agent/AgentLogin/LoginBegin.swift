@@ -1,4 +1,8 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import FoundationEssentials
 import Interaction
 import OpenID
@@ -10,10 +14,10 @@ import Tokens
 /// the login (LoginLanding.swift) while the client shows what to do.
 /// What the request may ask is OpenID's rule (`LoginRequestRules`); this
 /// file wires the params, the saved account and the vault to it.
-extension CoreServices {
-    func beginLogin(_ params: LoginBeginMethod.Params, interaction: any UserInteraction) async throws -> LoginStarted {
+extension LoginCapability {
+    package func beginLogin(_ params: LoginBeginMethod.Params, interaction: any UserInteraction) async throws -> LoginStarted {
         let account = params.account
-        try Self.checkAccount(account)
+        try TokensCapability.checkAccount(account)
         let saved = try accounts.load(account)
         guard let issuer = params.issuer ?? saved?.issuer else {
             throw AgentError(.invalidInput, "the first login of \"\(account)\" needs --issuer URL and --client-id ID")
@@ -54,7 +58,7 @@ extension CoreServices {
         // locked, not after the person has been through the browser. A login
         // again with the same client reuses the secret stored with the tokens.
         let storedSecret = try await vault.withUnlocked { open in
-            (try? Self.read(account, from: open)).flatMap { $0.clientId == clientId ? $0.clientSecret : nil }
+            (try? TokensCapability.read(account, from: open)).flatMap { $0.clientId == clientId ? $0.clientSecret : nil }
         }
         let clientSecret = params.clientSecret ?? storedSecret
 
@@ -143,7 +147,7 @@ extension CoreServices {
 
     /// The flow `LoginRequestRules.chooseFlow` picks for what was asked;
     /// okta-idx is never chosen by it, only asked for.
-    static func flow(_ asked: LoginFlow, display: Bool, metadata: ProviderMetadata, routed: Bool) throws(LoginRequestError) -> LoginFlow {
+    package static func flow(_ asked: LoginFlow, display: Bool, metadata: ProviderMetadata, routed: Bool) throws(LoginRequestError) -> LoginFlow {
         let choice: OpenIDFlow?
         switch asked {
         case .oktaIDX: return .oktaIDX
@@ -162,7 +166,7 @@ extension CoreServices {
     /// The code from whichever comes first: the browser's callback on the
     /// loopback listener (when there is one), or a redirect URL handed over
     /// through `login.complete` or the scheme handler.
-    static func firstRedirect(listener: CallbackListener?, pastes: AsyncStream<Result<String, OpenIDError>>,
+    package static func firstRedirect(listener: CallbackListener?, pastes: AsyncStream<Result<String, OpenIDError>>,
                               request: AuthorizationRequest, metadata: ProviderMetadata) async throws -> String {
         try await withThrowingTaskGroup(of: String.self) { group in
             if let listener {
@@ -183,27 +187,27 @@ extension CoreServices {
 }
 
 /// What a login needs from its start to its landing.
-struct LoginPlan: Sendable {
-    let account: String
-    let issuer: String
-    let clientId: String
-    let clientSecret: String?
-    let scopes: [String]
-    let flow: LoginFlow
-    let force: Bool
-    let previousSubject: String?
-    let provider: OpenIDProvider
-    let metadata: ProviderMetadata
-    let timeout: Duration
+package struct LoginPlan: Sendable {
+    package let account: String
+    package let issuer: String
+    package let clientId: String
+    package let clientSecret: String?
+    package let scopes: [String]
+    package let flow: LoginFlow
+    package let force: Bool
+    package let previousSubject: String?
+    package let provider: OpenIDProvider
+    package let metadata: ProviderMetadata
+    package let timeout: Duration
     /// The endpoints given instead of the provider's (saved with the account).
-    var endpoints = EndpointOverrides()
+    package var endpoints = EndpointOverrides()
     /// Saved with the account: the `idp` routed to, and okta-idx's identifier.
-    var idp: String?
-    var username: String?
+    package var idp: String?
+    package var username: String?
 }
 
 /// `--device-authorization-endpoint` / `--revocation-endpoint`, checked.
-struct EndpointOverrides: Sendable {
-    var deviceAuthorization: String?
-    var revocation: String?
+package struct EndpointOverrides: Sendable {
+    package var deviceAuthorization: String?
+    package var revocation: String?
 }

@@ -1,4 +1,8 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import OpenID
 import Settings
 import Tokens
@@ -6,8 +10,8 @@ import Vault
 
 /// The `login.*` methods: begin (LoginBegin.swift), wait, complete (a
 /// pasted redirect), cancel, and logout (RFC 7009 revocation, then removal).
-extension CoreServices {
-    func registerLogin(into table: inout MethodTable.Builder) {
+extension LoginCapability {
+    package func registerLogin(into table: inout MethodTable.Builder) {
         // Registered once, as the core starts (in the agent, or in a `passkey`
         // running the core itself): the launch pages a dead process left go.
         if let directory = LaunchPage.directory(paths) { LaunchPage.removeStale(in: directory) }
@@ -31,7 +35,7 @@ extension CoreServices {
             return LoginCompleted(account: params.account, accepted: true)
         }
         table.register(LoginCancelMethod.self) { params, _ in
-            try Self.checkAccount(params.account)
+            try TokensCapability.checkAccount(params.account)
             if let login = self.logins.idxLogin(for: params.account) {
                 await self.cancelIDX(login)
                 return LoginCompleted(account: params.account, accepted: true)
@@ -47,7 +51,7 @@ extension CoreServices {
     }
 
     private func pendingLogin(_ account: String) throws(AgentError) -> PendingLogin {
-        try Self.checkAccount(account)
+        try TokensCapability.checkAccount(account)
         guard let login = logins.login(for: account) else {
             throw AgentError(.notFound, "no login of \"\(account)\" is in progress: start one with `passkey login \(account)`")
         }
@@ -60,8 +64,8 @@ extension CoreServices {
     /// silently skipped; with `noRevoke` the provider is not contacted.
     private func logout(_ params: LogoutMethod.Params) async throws -> LogoutResult {
         let account = params.account
-        try Self.checkAccount(account)
-        let tokens = try await vault.withUnlocked { open in try Self.read(account, from: open) }
+        try TokensCapability.checkAccount(account)
+        let tokens = try await vault.withUnlocked { open in try TokensCapability.read(account, from: open) }
         var revoked: [String] = []
         var problem: String?
         if params.noRevoke == true {
@@ -93,36 +97,11 @@ extension CoreServices {
         try await vault.withUnlocked { open in
             try await self.tokens.accountLocks.withLock(account) {
                 do throws(VaultError) {
-                    try open.remove(Self.entryName(account))
+                    try open.remove(TokensCapability.entryName(account))
                 } catch .entryNotFound {}
             }
         }
         try accounts.remove(account)
         return LogoutResult(account: account, revoked: revoked, revocationProblem: problem, removed: true)
-    }
-}
-
-extension CoreServices {
-    /// `token.list`'s summaries with each login account's flow, subject and
-    /// whether it needs a new login (from its settings file; a file that
-    /// cannot be read leaves the account as a plain one).
-    func withLoginState(_ summaries: [TokenSummary]) -> [TokenSummary] {
-        summaries.map { summary in
-            guard let settings = try? accounts.load(summary.account) else { return summary }
-            var marked = summary
-            marked.login = AccountLogin(flow: settings.flow.flatMap(LoginFlow.init(rawValue:)), subject: settings.subject,
-                                        needsLogin: settings.needsLogin)
-            return marked
-        }
-    }
-
-    /// `token.list` while the vault is locked: the accounts `passkey login` made.
-    func lockedList() -> TokenList {
-        let accounts = accounts.all().map { entry in
-            LoginAccount(account: entry.account, issuer: entry.settings.issuer, clientId: entry.settings.clientId,
-                         login: AccountLogin(flow: entry.settings.flow.flatMap(LoginFlow.init(rawValue:)), subject: entry.settings.subject,
-                                             needsLogin: entry.settings.needsLogin))
-        }
-        return TokenList(tokens: [], damaged: [], locked: true, lockedAccounts: accounts)
     }
 }

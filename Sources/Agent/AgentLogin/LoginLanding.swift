@@ -1,4 +1,8 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import FoundationEssentials
 import OpenID
 import Settings
@@ -9,8 +13,8 @@ import Tokens
 /// previous subject, and only then written — through the same vault write,
 /// under the same account lock, as `token.put` — and the account's settings
 /// saved. Nothing is written before validation.
-extension CoreServices {
-    func finish(_ plan: LoginPlan, login: PendingLogin,
+extension LoginCapability {
+    package func finish(_ plan: LoginPlan, login: PendingLogin,
                 tokens obtain: @escaping @Sendable () async throws -> (TokenSet, nonce: String?)) async throws -> LoginResult {
         defer {
             // The waiter may come after the end: keep the finished login a minute.
@@ -25,7 +29,7 @@ extension CoreServices {
 
     /// Validates and stores a token set a flow obtained (`nonce`: the one
     /// the flow sent, nil when it sent none), and saves the account's settings.
-    func land(_ obtained: TokenSet, nonce: String?, plan: LoginPlan) async throws -> LoginResult {
+    package func land(_ obtained: TokenSet, nonce: String?, plan: LoginPlan) async throws -> LoginResult {
         var tokens = obtained
         tokens.clientSecret = plan.clientSecret
         let claims = try await validatedClaims(tokens, plan: plan, nonce: nonce)
@@ -34,7 +38,7 @@ extension CoreServices {
                              + "(its subject changed); nothing was stored. Use another account name, or --force to replace it",
                              details: ["errorCode": .string("subject_mismatch")])
         }
-        try await store(tokens, account: plan.account)
+        try await tokenCapability.store(tokens, account: plan.account)
         let settings = AccountSettings(issuer: plan.issuer, clientId: plan.clientId, scopes: plan.scopes,
                                        flow: plan.flow.rawValue, subject: claims?.subject ?? plan.previousSubject,
                                        deviceAuthorizationEndpoint: plan.endpoints.deviceAuthorization,
@@ -62,18 +66,8 @@ extension CoreServices {
         return try await validator.validate(idToken, nonce: nonce)
     }
 
-    /// Writes `tokens` as the account's entry: the one path `token.put` and
-    /// every login take (same atomic write, same account lock).
-    func store(_ tokens: TokenSet, account: String) async throws {
-        try await vault.withUnlocked { open in
-            try await self.tokens.accountLocks.withLock(account) {
-                try open.write(Self.entryName(account), tokens.encoded())
-            }
-        }
-    }
-
     /// `body`, unless `limit` passes first (then `timeout`, and `body` is cancelled).
-    static func withDeadline<T: Sendable>(_ limit: Duration, account: String,
+    package static func withDeadline<T: Sendable>(_ limit: Duration, account: String,
                                           _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask { try await body() }

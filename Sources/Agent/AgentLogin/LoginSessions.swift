@@ -1,26 +1,29 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
+import AgentTokens
+import AgentVault
 import FoundationEssentials
-import OpenID
 import Locking
+import OpenID
 
 /// The logins in flight, one per account, and the providers the agent has
 /// met (each keeps its discovery document and keys in memory beside the
 /// disk cache). A login's secrets — state, nonce, PKCE verifier, device
 /// code — live only in its `PendingLogin`, in this process's memory.
-final class LoginSessions: Sendable {
+package final class LoginSessions: Sendable {
     private let pending = Locked<[String: PendingLogin]>([:])
-    private let providers = Locked<[String: OpenIDProvider]>([:])
     /// Okta IDX sign-ins in flight (IDXLogin.swift), one per account.
     private let idx = Locked<[String: IDXLogin]>([:])
 
     /// Starts tracking an IDX sign-in; one in flight for the account is replaced.
-    func add(_ login: IDXLogin) {
+    package func add(_ login: IDXLogin) {
         idx.withLock { $0[login.plan.account] = login }
     }
 
     /// The account's IDX sign-in, unless its deadline has passed: an
     /// abandoned one is forgotten with its secrets on the next look.
-    func idxLogin(for account: String) -> IDXLogin? {
+    package func idxLogin(for account: String) -> IDXLogin? {
         idx.withLock { logins in
             guard let login = logins[account] else { return nil }
             if login.isExpired { logins[account] = nil; return nil }
@@ -29,25 +32,25 @@ final class LoginSessions: Sendable {
     }
 
     /// Forgets `login` if it is still the account's.
-    func remove(_ login: IDXLogin) {
+    package func remove(_ login: IDXLogin) {
         idx.withLock { logins in
             if logins[login.plan.account] === login { logins[login.plan.account] = nil }
         }
     }
 
     /// Starts tracking `login`; a login already in flight for the account is cancelled.
-    func add(_ login: PendingLogin) {
+    package func add(_ login: PendingLogin) {
         let replaced = pending.withLock { $0.updateValue(login, forKey: login.account) }
         replaced?.cancel()
     }
 
-    func login(for account: String) -> PendingLogin? {
+    package func login(for account: String) -> PendingLogin? {
         pending.withLock { $0[account] }
     }
 
     /// The logins in flight whose redirect URI `url` is (a query after it at
     /// most): which of them it belongs to, its `state` decides.
-    func logins(awaiting url: String) -> [PendingLogin] {
+    package func logins(awaiting url: String) -> [PendingLogin] {
         pending.withLock { logins in
             logins.values.filter { login in
                 guard let redirect = login.started.redirectURI, !redirect.isEmpty, url.hasPrefix(redirect) else { return false }
@@ -58,49 +61,27 @@ final class LoginSessions: Sendable {
     }
 
     /// Forgets `login` if it is still the account's (a newer one may have replaced it).
-    func remove(_ login: PendingLogin) {
+    package func remove(_ login: PendingLogin) {
         pending.withLock { logins in
             if logins[login.account] === login { logins[login.account] = nil }
-        }
-    }
-
-    /// The provider for `issuer`, made once per agent.
-    func provider(_ issuer: String, make: () -> OpenIDProvider) -> OpenIDProvider {
-        providers.withLock { providers in
-            if let known = providers[issuer] { return known }
-            let made = make()
-            providers[issuer] = made
-            return made
-        }
-    }
-}
-
-extension CoreServices {
-    /// The one `OpenIDProvider` of `issuer` in this agent — made here only,
-    /// with the agent's HTTP client and the provider cache directory — that
-    /// a login, a logout and a refresh's ID-token check share, so discovery
-    /// and the key set are fetched once for all of them.
-    func openIDProvider(_ issuer: String) -> OpenIDProvider {
-        logins.provider(issuer) {
-            OpenIDProvider(issuer: issuer, transport: http, cacheDirectory: paths.openIDCacheDirectory)
         }
     }
 }
 
 /// One login in flight: what the person was shown, the task that runs the
 /// flow to the end, and (browser and paste flows) where a pasted redirect goes.
-final class PendingLogin: Sendable {
-    let account: String
-    let started: LoginStarted
+package final class PendingLogin: Sendable {
+    package let account: String
+    package let started: LoginStarted
     /// The authorization request (browser and paste flows): checks a pasted redirect.
-    let request: AuthorizationRequest?
-    let metadata: ProviderMetadata
+    package let request: AuthorizationRequest?
+    package let metadata: ProviderMetadata
     /// The browser flow's launch page: removed when the login ends.
-    let launchPage: LaunchPage?
+    package let launchPage: LaunchPage?
     private let pastes: AsyncStream<Result<String, OpenIDError>>.Continuation
     private let run = Locked<Task<LoginResult, any Error>?>(nil)
 
-    init(account: String, started: LoginStarted, request: AuthorizationRequest?, metadata: ProviderMetadata,
+    package init(account: String, started: LoginStarted, request: AuthorizationRequest?, metadata: ProviderMetadata,
          pastes: AsyncStream<Result<String, OpenIDError>>.Continuation, launchPage: LaunchPage? = nil) {
         self.account = account
         self.started = started
@@ -110,13 +91,13 @@ final class PendingLogin: Sendable {
         self.launchPage = launchPage
     }
 
-    func start(_ body: @escaping @Sendable () async throws -> LoginResult) {
+    package func start(_ body: @escaping @Sendable () async throws -> LoginResult) {
         run.withLock { $0 = Task { try await body() } }
     }
 
     /// The login's result if it ends within `limit`, else nil (it runs on).
     /// Cancelling the wait (the client hung up or sent `$/cancel`) cancels the login.
-    func result(waitingAtMost limit: Duration) async throws -> LoginResult? {
+    package func result(waitingAtMost limit: Duration) async throws -> LoginResult? {
         guard let task = run.withLock({ $0 }) else { throw AgentError(.internal, "the login has not started") }
         return try await withTaskCancellationHandler {
             try await withThrowingTaskGroup(of: LoginResult?.self) { group in
@@ -135,7 +116,7 @@ final class PendingLogin: Sendable {
 
     /// A pasted redirect URL, checked against this login's request first: a
     /// URL of another login (wrong `state`) is refused and the login waits on.
-    func paste(_ url: String) throws {
+    package func paste(_ url: String) throws {
         guard let request else {
             throw AgentError(.invalidInput, "the \(started.flow.rawValue) login of \"\(account)\" takes no pasted redirect")
         }
@@ -151,7 +132,7 @@ final class PendingLogin: Sendable {
         }
     }
 
-    func cancel() {
+    package func cancel() {
         launchPage?.remove()
         pastes.finish()
         run.withLock { $0 }?.cancel()

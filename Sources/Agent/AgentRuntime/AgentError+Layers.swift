@@ -8,7 +8,7 @@ import AgentProtocol
 /// Each layer's messages are already one clear line without secrets; the
 /// mapping adds the machine-readable kind and facts such as `triesLeft`.
 /// `MethodTable` applies it to whatever a handler throws.
-protocol AgentErrorMapping: Error {
+package protocol AgentErrorMapping: Error {
     var agentError: AgentError { get }
 }
 
@@ -27,5 +27,5 @@ extension AgentError {
 }
 
 extension CancellationError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(.cancelled, "the request was cancelled") }
+    package var agentError: AgentError { AgentError(.cancelled, "the request was cancelled") }
 }

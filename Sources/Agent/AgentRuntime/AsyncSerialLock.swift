@@ -1,19 +1,21 @@
 /// A first-come, first-served lock for async code: operations on one
 /// authenticator wait their turn in order, without blocking a thread.
-actor AsyncSerialLock {
+package actor AsyncSerialLock {
+    package init() {}
+
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    func acquire() async {
+    package func acquire() async {
         if !busy { busy = true; return }
         await withCheckedContinuation { waiters.append($0) }
     }
 
-    func release() {
+    package func release() {
         if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
     }
 
-    func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         await acquire()
         do {
             let value = try await body()
@@ -26,5 +28,5 @@ actor AsyncSerialLock {
     }
 
     /// How many operations are queued behind the one that runs.
-    var queued: Int { waiters.count }
+    package var queued: Int { waiters.count }
 }

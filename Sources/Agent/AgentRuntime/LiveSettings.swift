@@ -1,5 +1,5 @@
-import Settings
 import Locking
+import Settings
 
 #if canImport(Glibc)
 import Glibc
@@ -15,10 +15,10 @@ public final class LiveSettings: Sendable {
     private let state: Locked<State>
 
     private struct State {
-        var settings: Settings
-        var warnings: [SettingsWarning]
-        var failure: SettingsError?
-        var identity: FileIdentity?
+        package var settings: Settings
+        package var warnings: [SettingsWarning]
+        package var failure: SettingsError?
+        package var identity: FileIdentity?
     }
 
     /// What a reload found.
@@ -30,7 +30,7 @@ public final class LiveSettings: Sendable {
     }
 
     /// Reads the file once; a broken file at start is an error (nothing to keep).
-    init(path: String) throws(SettingsError) {
+    package init(path: String) throws(SettingsError) {
         self.path = path
         let identity = FileIdentity(path: path)
         let (settings, warnings) = try Settings.read(from: path)
@@ -48,7 +48,7 @@ public final class LiveSettings: Sendable {
     }
 
     /// Reads the file again if it changed since the last read (or `force`).
-    func reload(force: Bool) -> Outcome {
+    package func reload(force: Bool) -> Outcome {
         let identity = FileIdentity(path: path)
         if !force, state.withLock({ $0.identity == identity }) { return .unchanged }
         do {
@@ -67,14 +67,14 @@ public final class LiveSettings: Sendable {
 
 /// Enough of a file's `stat` to notice that it was edited, replaced by a
 /// rename (what editors do), re-pointed (a symlink) or removed.
-struct FileIdentity: Equatable {
-    var device: dev_t
-    var inode: ino_t
-    var size: off_t
-    var modified: timespec
-    var changed: timespec
+package struct FileIdentity: Equatable {
+    package var device: dev_t
+    package var inode: ino_t
+    package var size: off_t
+    package var modified: timespec
+    package var changed: timespec
 
-    init?(path: String) {
+    package init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         device = info.st_dev
@@ -84,25 +84,9 @@ struct FileIdentity: Equatable {
         changed = info.st_ctim
     }
 
-    static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+    package static func == (a: FileIdentity, b: FileIdentity) -> Bool {
         a.device == b.device && a.inode == b.inode && a.size == b.size
             && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
             && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
-    }
-}
-
-extension CoreServices {
-    /// Re-reads config.toml (`force`: SIGHUP; otherwise only when the file
-    /// changed) and applies it. Everything but the idle timeout is read per
-    /// request, so only that needs pushing — unless `--idle-timeout` set it.
-    public func reloadSettings(force: Bool) -> LiveSettings.Outcome {
-        let before = settings.agent.idleTimeoutSeconds
-        let outcome = config.reload(force: force)
-        let after = settings.agent.idleTimeoutSeconds
-        if case .reloaded = outcome, before != after, idleTimeoutOverride.withLock({ $0 }) == nil {
-            let seconds = after ?? VaultService.defaultIdleTimeoutSeconds
-            vault.setIdleTimeout(seconds > 0 ? .seconds(seconds) : nil)
-        }
-        return outcome
     }
 }

@@ -2,8 +2,6 @@ import AgentProtocol
 import DecodingErrors
 import FoundationEssentials
 import Interaction
-import WebAuthn
-import WebAuthnClient
 
 /// The methods the core serves, by name. The socket server dispatches JSON
 /// through `dispatch`; the in-process CLI calls the same handlers typed,
@@ -12,15 +10,15 @@ import WebAuthnClient
 /// (Handlers are stored as closures returning `Result`: Swift 6.3's SIL
 /// generator crashes on stored typed-throws closures in generic contexts.)
 public final class MethodTable: Sendable {
-    typealias JSONHandler = @Sendable (JSONValue?, any UserInteraction) async -> Result<JSONValue, AgentError>
+    package typealias JSONHandler = @Sendable (JSONValue?, any UserInteraction) async -> Result<JSONValue, AgentError>
     /// Quick handlers answer with their result already encoded: the socket
     /// writes it into the response line as it is, with no JSONValue in between.
-    typealias QuickHandler = @Sendable (JSONValue?) -> Result<[UInt8], AgentError>
+    package typealias QuickHandler = @Sendable (JSONValue?) -> Result<[UInt8], AgentError>
 
     /// Fast paths read a request line of their own method by hand and
     /// answer it at once when they can — its id, and the result already
     /// encoded — and give nil when the line needs the usual way.
-    typealias FastPath = @Sendable ([UInt8]) -> (id: RPCID, result: [UInt8])?
+    package typealias FastPath = @Sendable ([UInt8]) -> (id: RPCID, result: [UInt8])?
 
     private let json: [String: JSONHandler]
     private let waits: [String: AnswerWait]
@@ -28,7 +26,7 @@ public final class MethodTable: Sendable {
     private let fast: [FastPath]
     private let typed: [ObjectIdentifier: any Sendable]
 
-    init(_ build: (inout Builder) -> Void) {
+    package init(_ build: (inout Builder) -> Void) {
         var builder = Builder()
         build(&builder)
         json = builder.json
@@ -42,7 +40,7 @@ public final class MethodTable: Sendable {
         typed = builder.typed
     }
 
-    struct Builder {
+    package struct Builder {
         fileprivate var json: [String: JSONHandler] = [:]
         fileprivate var waits: [String: AnswerWait] = [:]
         fileprivate var quick: [String: QuickHandler] = [:]
@@ -50,7 +48,7 @@ public final class MethodTable: Sendable {
         fileprivate var typed: [ObjectIdentifier: any Sendable] = [:]
 
         /// A method; its handler's errors of any layer become `AgentError`s.
-        mutating func register<M: AgentMethod>(
+        package mutating func register<M: AgentMethod>(
             _ method: M.Type,
             _ handler: @escaping @Sendable (M.Params, any UserInteraction) async throws -> M.Result
         ) {
@@ -69,7 +67,7 @@ public final class MethodTable: Sendable {
 
         /// A method that never waits (no device, no network): the server may
         /// answer it on its I/O thread, without a task hop.
-        mutating func registerQuick<M: AgentMethod>(
+        package mutating func registerQuick<M: AgentMethod>(
             _ method: M.Type, _ handler: @escaping @Sendable (M.Params) throws -> M.Result
         ) {
             precondition(M.answerWait == .nothing, "\(M.name) is quick but declares that it waits on \(M.answerWait)")
@@ -94,7 +92,7 @@ public final class MethodTable: Sendable {
         /// goes the usual way (RequestParser, the method's handler), which
         /// also gives every error. A shortcut never throws: whatever it
         /// cannot answer, the handler can.
-        mutating func registerFastPath<M: AgentMethod>(_ method: M.Type, read: @escaping @Sendable ([UInt8]) -> (id: Int64, params: M.Params)?,
+        package mutating func registerFastPath<M: AgentMethod>(_ method: M.Type, read: @escaping @Sendable ([UInt8]) -> (id: Int64, params: M.Params)?,
                                                        answer: @escaping @Sendable (M.Params) -> [UInt8]?) {
             fast.append { line in
                 guard let (id, params) = read(line), let result = answer(params) else { return nil }
@@ -104,8 +102,8 @@ public final class MethodTable: Sendable {
     }
 
     fileprivate struct TypedHandler<M: AgentMethod>: Sendable {
-        typealias Run = @Sendable (M.Params, any UserInteraction) async -> Result<M.Result, AgentError>
-        let run: Run
+        package typealias Run = @Sendable (M.Params, any UserInteraction) async -> Result<M.Result, AgentError>
+        package let run: Run
     }
 
     public var methodNames: [String] { json.keys.sorted() }

@@ -4,7 +4,7 @@ import Settings
 /// config.toml and an account's login settings that cannot be read or
 /// written: the person's file to mend, so invalid input.
 extension SettingsError: AgentErrorMapping {
-    var agentError: AgentError {
+    package var agentError: AgentError {
         switch self {
         case .notUTF8, .syntax, .unreadable:
             return AgentError(.invalidInput, description)
@@ -13,7 +13,7 @@ extension SettingsError: AgentErrorMapping {
 }
 
 extension AccountSettingsError: AgentErrorMapping {
-    var agentError: AgentError {
+    package var agentError: AgentError {
         switch self {
         case .unreadable, .file, .nameTooLong:
             return AgentError(.invalidInput, description)

@@ -1,10 +1,10 @@
 import AgentCore
 import AgentProtocol
 import CMalloc
+import Locking
 import Logging
 import NIOCore
 import NIOPosix
-import Locking
 import Synchronization
 
 #if canImport(Glibc)

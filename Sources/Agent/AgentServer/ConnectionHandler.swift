@@ -1,5 +1,6 @@
 import AgentCore
 import AgentProtocol
+import AgentRuntime
 import FoundationEssentials
 import Interaction
 import Logging

@@ -1,7 +1,7 @@
 import AgentProtocol
 import FoundationEssentials
-import NIOCore
 import Locking
+import NIOCore
 
 /// What one client connection has in flight: its running requests (so
 /// `$/cancel` and hang-ups can stop them), the requests waiting for their

@@ -1,8 +1,8 @@
 import AgentCore
 import AgentProtocol
 import FoundationEssentials
-import Logging
 import Locking
+import Logging
 
 #if canImport(Glibc)
 import Glibc

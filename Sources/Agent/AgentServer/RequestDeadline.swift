@@ -1,5 +1,5 @@
-import NIOCore
 import Locking
+import NIOCore
 
 /// Bounds a request's total time: a timer on the connection's event loop
 /// that, when it fires, cancels the request, which then answers `timeout`.

@@ -1,11 +1,12 @@
 import AgentProtocol
+import AgentRuntime
 import OpenID
 
 /// Login failures as the protocol's error kinds. A script branches on
 /// `errorCode` (the OAuth code, or ours for a check that failed:
 /// `state_mismatch`, `iss_mismatch`, `invalid_id_token`).
 extension AgentError {
-    init(openID error: OpenIDError) {
+    package init(openID error: OpenIDError) {
         let message = error.description
         switch error {
         case .invalidIssuer, .malformedRedirect, .missingCode:
@@ -37,13 +38,13 @@ extension AgentError {
 }
 
 extension OpenIDError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(openID: self) }
+    package var agentError: AgentError { AgentError(openID: self) }
 }
 
 /// A login request OpenID's rules refused: the person's input, except a
 /// device flow the provider does not offer.
 extension LoginRequestError: AgentErrorMapping {
-    var agentError: AgentError {
+    package var agentError: AgentError {
         switch self {
         case .scopeCount, .scope, .extraCount, .extraParameter, .reservedParameter, .notPrivateUseRedirect, .privateUseRedirectForm,
              .clientSecret, .endpointForm, .unusableEndpoint, .deviceFlowRouted:

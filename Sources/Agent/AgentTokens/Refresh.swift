@@ -1,24 +1,39 @@
 import AgentProtocol
+import AgentRuntime
 import OpenID
 import Settings
 import Tokens
 import Vault
 
-/// A refresh as a login account needs it: the refreshed ID token is
-/// validated (OpenID Connect Core §12.2: same issuer, subject, audience),
-/// an `invalid_grant` marks the account as needing a login and says the
-/// exact command, and a rotated refresh token is never lost — even when
-/// the new ID token fails its checks, the new refresh token is written
-/// (the old one is dead at the provider) and the access token withheld.
-/// Accounts stored with `token put` have no login settings: their refresh
-/// is the plain one.
-extension CoreServices {
-    /// Called with the account's lock held and the vault open.
-    func refreshChecked(_ latest: TokenSet, account: String, in open: UnlockedVault) async throws -> TokenSet {
+/// What a refresh is for: the account's stored token set, or an access
+/// token narrowed to fewer scopes (RFC 6749 §6, `token get --scope`) that is
+/// handed out without being stored — the stored access token keeps the
+/// account's full scope.
+package enum RefreshPurpose: Sendable, Equatable {
+    case stored
+    case narrowed(scope: String)
+}
+
+/// The one refresh of the agent. Every refresh:
+/// - is made with the account's lock held and the vault open, so a lock
+///   meanwhile cannot lose a rotated refresh token and a `token put` cannot
+///   come between;
+/// - saves a refresh token the provider rotated — even when the rest fails
+///   its checks (the old one is dead at the provider);
+/// - for a login account, turns `invalid_grant` into "sign in again with
+///   `passkey login ACCOUNT`" and marks the account as needing a login.
+/// A `.stored` refresh of a login account also validates the refreshed ID
+/// token (OpenID Connect Core §12.2: same issuer, subject, audience) and
+/// withholds the access token when it fails. A `.narrowed` one stores only
+/// the rotated refresh token and answers with the stored ID token: the one
+/// it brings was checked by nobody. Accounts stored with `token put` have no
+/// login settings: their refresh is the plain one.
+extension TokensCapability {
+    func refresh(_ latest: TokenSet, account: String, in open: UnlockedVault, for purpose: RefreshPurpose) async throws -> TokenSet {
         let settings = try? accounts.load(account)
         let refreshed: TokenSet
         do throws(TokenError) {
-            refreshed = try await TokenRefresher(transport: http).refresh(latest, account: account)
+            refreshed = try await TokenRefresher(transport: http).refresh(latest, account: account, scope: purpose.scope)
         } catch {
             guard let settings else { throw error }
             if case .invalidGrant(_, let text) = error {
@@ -30,6 +45,17 @@ extension CoreServices {
                                            "loginCommand": .string("passkey login \(account)")])
             }
             throw error
+        }
+        if case .narrowed = purpose {
+            if refreshed.refreshToken != latest.refreshToken {
+                var kept = latest
+                kept.refreshToken = refreshed.refreshToken
+                kept.updatedAt = refreshed.updatedAt
+                try open.write(Self.entryName(account), kept.encoded())
+            }
+            var answered = refreshed
+            answered.idToken = latest.idToken
+            return answered
         }
         if let settings, let idToken = refreshed.idToken, idToken != latest.idToken {
             do {
@@ -67,5 +93,12 @@ extension CoreServices {
         var marked = settings
         marked.needsLogin = true
         try? accounts.save(marked, for: account)
+    }
+}
+
+extension RefreshPurpose {
+    var scope: String? {
+        if case .narrowed(let scope) = self { return scope }
+        return nil
     }
 }

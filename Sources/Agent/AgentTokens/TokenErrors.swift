@@ -1,10 +1,11 @@
 import AgentProtocol
+import AgentRuntime
 import Tokens
 
 /// Token failures as the protocol's error kinds, with the facts a script
 /// branches on (`errorCode`, `reloginRequired`, `status`).
 extension AgentError {
-    init(token error: TokenError) {
+    package init(token error: TokenError) {
         let message = error.description
         switch error {
         case .invalidInput:
@@ -29,5 +30,5 @@ extension AgentError {
 }
 
 extension TokenError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(token: self) }
+    package var agentError: AgentError { AgentError(token: self) }
 }

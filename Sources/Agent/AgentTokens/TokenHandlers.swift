@@ -1,4 +1,5 @@
 import AgentProtocol
+import AgentRuntime
 import FoundationEssentials
 import OpenID
 import Tokens
@@ -6,16 +7,16 @@ import Vault
 
 /// What the token handlers share: the refreshes in flight (one per
 /// account) and the per-account write locks.
-final class TokenState: Sendable {
-    let flights = RefreshFlights<String, TokenSet>()
-    let accountLocks = AccountLocks()
+package final class TokenState: Sendable {
+    package let flights = RefreshFlights<String, TokenSet>()
+    package let accountLocks = AccountLocks()
 }
 
 /// The token methods: `token.get`, `token.put`, `token.list`,
 /// `token.delete`. Each account's token set is one vault entry named
 /// `token:<account>`. No token is ever logged or put in an error.
-extension CoreServices {
-    func registerTokens(into table: inout MethodTable.Builder) {
+extension TokensCapability {
+    package func registerTokens(into table: inout MethodTable.Builder) {
         table.register(TokenGetMethod.self) { params, _ in
             try await self.accessToken(params)
         }
@@ -81,7 +82,8 @@ extension CoreServices {
     /// otherwise one refresh, shared by every concurrent request for the
     /// account, whose result (with a rotated refresh token) is written to
     /// the vault before anyone gets the new access token. With a narrower
-    /// `scope`, a refresh of its own whose access token is not stored.
+    /// `scope`, a refresh of its own whose access token is not stored
+    /// (the same refresh, `RefreshPurpose.narrowed`).
     private func accessToken(_ params: TokenGetMethod.Params) async throws -> AccessTokenResult {
         try Self.checkAccount(params.account)
         let minValid = params.minValid ?? 60
@@ -95,7 +97,12 @@ extension CoreServices {
         }
         if let scope = params.scope, !Self.sameScopes(scope, cached.scope) {
             try LoginRequestRules.checkScopes(scope.split(separator: " ").map(String.init))
-            return try await narrowedAccessToken(account, scope: scope, idToken: params.idToken == true)
+            let narrowed = try await vault.withUnlocked { open in
+                try await self.tokens.accountLocks.withLock(account) {
+                    try await self.refresh(try Self.read(account, from: open), account: account, in: open, for: .narrowed(scope: scope))
+                }
+            }
+            return Self.result(narrowed, refreshed: true, idToken: params.idToken == true)
         }
         if cached.isValid(for: minValid, now: TokenSet.now()) {
             return Self.result(cached, refreshed: false, idToken: params.idToken == true)
@@ -108,7 +115,7 @@ extension CoreServices {
                 try await self.tokens.accountLocks.withLock(account) {
                     let latest = try Self.read(account, from: open)
                     if latest.isValid(for: minValid, now: TokenSet.now()) { return latest }
-                    return try await self.refreshChecked(latest, account: account, in: open)
+                    return try await self.refresh(latest, account: account, in: open, for: .stored)
                 }
             }
         }
@@ -132,21 +139,21 @@ extension CoreServices {
         return kept.result
     }
 
-    static func result(_ tokens: TokenSet, refreshed: Bool, idToken: Bool) -> AccessTokenResult {
+    package static func result(_ tokens: TokenSet, refreshed: Bool, idToken: Bool) -> AccessTokenResult {
         AccessTokenResult(accessToken: tokens.accessToken, tokenType: tokens.tokenType, expiresAt: tokens.expiresAt,
                           refreshed: refreshed, scope: tokens.scope, idToken: idToken ? tokens.idToken : nil)
     }
 
     /// Whether two space-separated scope lists name the same scopes.
-    static func sameScopes(_ asked: String, _ stored: String?) -> Bool {
+    package static func sameScopes(_ asked: String, _ stored: String?) -> Bool {
         Set(asked.split(separator: " ")) == Set((stored ?? "").split(separator: " "))
     }
 
-    static let entryPrefix = "token:"
+    package static let entryPrefix = "token:"
 
-    static func entryName(_ account: String) -> String { entryPrefix + account }
+    package static func entryName(_ account: String) -> String { entryPrefix + account }
 
-    static func read(_ account: String, from open: UnlockedVault) throws -> TokenSet {
+    package static func read(_ account: String, from open: UnlockedVault) throws -> TokenSet {
         let payload: [UInt8]
         do throws(VaultError) {
             payload = try open.read(entryName(account))
@@ -160,7 +167,7 @@ extension CoreServices {
     }
 
     /// Account names: 1–128 characters, no control characters, no spaces at the ends.
-    static func checkAccount(_ account: String) throws(AgentError) {
+    package static func checkAccount(_ account: String) throws(AgentError) {
         guard !account.isEmpty, account.count <= 128 else {
             throw AgentError(.invalidInput, "an account name has 1 to 128 characters")
         }
@@ -170,7 +177,7 @@ extension CoreServices {
         }
     }
 
-    static func summary(_ account: String, _ tokens: TokenSet) -> TokenSummary {
+    package static func summary(_ account: String, _ tokens: TokenSet) -> TokenSummary {
         let claims = tokens.claims
         return TokenSummary(account: account, issuer: tokens.issuer, clientId: tokens.clientId, subject: claims?.subject,
                             claims: claims.map { TokenClaims(subject: $0.subject, issuer: $0.issuer, audience: $0.audience,
@@ -186,18 +193,18 @@ extension CoreServices {
 /// encoded once per version of its vault entry and kept beside the entry
 /// while the vault is unlocked: the fast path then only checks the expiry.
 /// Zeroed with the entry (EntryCache).
-struct KeptTokenAnswer: KeptBesideEntry {
-    var result: [UInt8]
-    let expiresAt: Int64?
+package struct KeptTokenAnswer: KeptBesideEntry {
+    package var result: [UInt8]
+    package let expiresAt: Int64?
 
-    init?(_ payload: [UInt8], account: String) {
+    package init?(_ payload: [UInt8], account: String) {
         guard let tokens = try? TokenSet(decoding: payload, account: account),
-              let result = try? JSONEncoder().encode(CoreServices.result(tokens, refreshed: false, idToken: false)) else { return nil }
+              let result = try? JSONEncoder().encode(TokensCapability.result(tokens, refreshed: false, idToken: false)) else { return nil }
         self.result = Array(result)
         expiresAt = tokens.expiresAt
     }
 
-    func isValid(for seconds: Int, now: Int64) -> Bool { TokenSet.isValid(expiringAt: expiresAt, for: seconds, now: now) }
+    package func isValid(for seconds: Int, now: Int64) -> Bool { TokenSet.isValid(expiringAt: expiresAt, for: seconds, now: now) }
 
-    mutating func zero() { DataKey.zero(&result) }
+    package mutating func zero() { DataKey.zero(&result) }
 }

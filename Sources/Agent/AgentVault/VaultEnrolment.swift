@@ -1,17 +1,18 @@
 import AgentProtocol
+import AgentRuntime
 import FIDO
 import Vault
 
 /// Making a key slot — the first one (`vault.init`) or another
 /// (`vault.addSlot`) — on a PIV card or a FIDO2 key.
-extension CoreServices {
+extension VaultCapability {
     /// What a new slot turned out to be, and the card reader that proved it (piv).
-    struct EnrolledSlot: Sendable {
-        var slot: KeySlot
-        var cardReader: String?
+    package struct EnrolledSlot: Sendable {
+        package var slot: KeySlot
+        package var cardReader: String?
     }
 
-    func enrolSlot(kind: KeySlot.Kind, _ params: VaultSlotParams, target: EnrolmentTarget,
+    package func enrolSlot(kind: KeySlot.Kind, _ params: VaultSlotParams, target: EnrolmentTarget,
                    secrets: VaultSecrets) async throws -> EnrolledSlot {
         switch kind {
         case .piv: return try await enrolPIV(params, target: target, secrets: secrets)
@@ -56,7 +57,7 @@ extension CoreServices {
     }
 
     /// `piv` or `fido2` from the params; required for `vault.init` and `vault.addSlot`.
-    func slotKind(_ name: String?, method: String) throws(AgentError) -> KeySlot.Kind {
+    package func slotKind(_ name: String?, method: String) throws(AgentError) -> KeySlot.Kind {
         guard let name else {
             throw AgentError(.invalidParams, "\(method) needs `slot`: \"piv\" or \"fido2\"")
         }

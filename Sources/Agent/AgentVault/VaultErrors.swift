@@ -1,9 +1,10 @@
 import AgentProtocol
+import AgentRuntime
 import Vault
 
 /// The vault's failures as the protocol's error kinds.
 extension AgentError {
-    init(vault error: VaultError) {
+    package init(vault error: VaultError) {
         let message = error.description
         switch error {
         case .notInitialized, .alreadyExists, .unreadable, .notWritable, .unsafeFile, .malformedHeader, .unsupportedVersion,
@@ -38,5 +39,5 @@ extension AgentError {
 }
 
 extension VaultError: AgentErrorMapping {
-    var agentError: AgentError { AgentError(vault: self) }
+    package var agentError: AgentError { AgentError(vault: self) }
 }

@@ -1,4 +1,5 @@
 import AgentProtocol
+import AgentRuntime
 import Hexadecimal
 import Interaction
 import Vault
@@ -6,8 +7,8 @@ import WebAuthnClient
 
 /// The vault's methods: `agent.unlock`, `agent.lock`, `vault.init`,
 /// `vault.addSlot`, `vault.removeSlot`, `vault.status`.
-extension CoreServices {
-    func registerVault(into table: inout MethodTable.Builder) {
+extension VaultCapability {
+    package func registerVault(into table: inout MethodTable.Builder) {
         table.register(AgentUnlockMethod.self) { params, interaction in
             let secrets = VaultSecrets(interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false),
                                        givenPIN: params.pin)
@@ -68,7 +69,7 @@ extension CoreServices {
     }
 
     /// What `vault status` shows: no key needed, no secret shown.
-    func vaultReport() throws(VaultError) -> VaultStatusReport {
+    package func vaultReport() throws(VaultError) -> VaultStatusReport {
         let location = vault.location
         guard location.exists else {
             return VaultStatusReport(path: location.directory, initialized: false, formatVersion: nil, locked: true,
@@ -84,12 +85,12 @@ extension CoreServices {
     }
 
     /// The vault's state for `agent.status`: cheap (one stat), never throws.
-    func vaultLockState() -> VaultLockState {
+    package func vaultLockState() -> VaultLockState {
         VaultLockState(initialized: vault.location.exists, locked: !vault.isUnlocked,
                        unlockedWith: vault.unlockedWith.map(Int.init))
     }
 
-    static func summary(_ slot: KeySlot) -> KeySlotSummary {
+    package static func summary(_ slot: KeySlot) -> KeySlotSummary {
         switch slot.protector {
         case .piv(let piv):
             return KeySlotSummary(id: Int(slot.id), type: "piv", description: piv.cardDescription,

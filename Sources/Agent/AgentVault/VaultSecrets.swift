@@ -1,4 +1,5 @@
 import AgentProtocol
+import AgentRuntime
 import FIDO
 import Interaction
 import Vault
@@ -10,9 +11,9 @@ import WebAuthnClient
 /// a new prompt that says how many tries are left; a key whose fingerprint
 /// check fails falls back to its PIN. The agent never retries a PIN on its
 /// own, and never keeps one.
-struct VaultSecrets {
-    let interaction: GuardedInteraction
-    let givenPIN: String?
+package struct VaultSecrets {
+    package let interaction: GuardedInteraction
+    package let givenPIN: String?
 
     private var exchange: PINExchange { PINExchange(interaction: interaction, givenPIN: givenPIN) }
 
@@ -37,7 +38,7 @@ struct VaultSecrets {
     /// Runs `attempt` on the key with its PIN when `needsPIN` (asking for it
     /// if none was given), when the key asks for it or does not recognise the
     /// fingerprint, and again after a wrong PIN typed at the prompt.
-    func withKeyPIN<T: Sendable>(_ device: FIDODevice, needsPIN: Bool, purpose: String,
+    package func withKeyPIN<T: Sendable>(_ device: FIDODevice, needsPIN: Bool, purpose: String,
                                  _ attempt: @escaping @Sendable (FIDODevice, String?) throws(VaultError) -> T) async throws -> T {
         try await exchange.run(on: device, needsPIN: needsPIN, reason: purpose, keyError: { error in
             guard case .securityKey(let keyError)? = error as? VaultError else { return nil }

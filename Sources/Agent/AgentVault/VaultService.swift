@@ -1,33 +1,34 @@
 import AgentProtocol
-import Settings
+import AgentRuntime
 import Locking
+import Settings
 import Vault
 
 /// The vault's lock state — the one place the open vault (and with it the
 /// data key) is held. It locks on `agent.lock`, SIGHUP, the idle timeout and
 /// the removal of the PIV card that unlocked it; locking wipes the key.
-final class VaultService: Sendable {
-    let location: VaultLocation
+package final class VaultService: Sendable {
+    package let location: VaultLocation
     /// One key-slot operation (unlock, init, adding or removing a slot) at a time.
-    let slotOperations = AsyncSerialLock()
+    package let slotOperations = AsyncSerialLock()
     private let runningAsAgent: Bool
     private let idleTimeout: Locked<Duration?>
     private let state = Locked(State())
 
     private struct State: @unchecked Sendable {
         var open: UnlockedVault?
-        var unlockedWith: UInt8?
-        var lastUse = ContinuousClock.now
-        var watch: CardPresenceWatch?
-        var idleTask: Task<Void, Never>?
+        package var unlockedWith: UInt8?
+        package var lastUse = ContinuousClock.now
+        package var watch: CardPresenceWatch?
+        package var idleTask: Task<Void, Never>?
         /// Why the vault last locked ("idle for 900 s", "the card was removed …").
-        var lockReason: String?
+        package var lockReason: String?
         /// Counts unlocks, so a watcher or timer of an earlier unlock never locks a later one.
-        var generation = 0
+        package var generation = 0
     }
 
     /// `idleTimeout` nil or zero: never lock for inactivity.
-    init(location: VaultLocation, idleTimeout: Duration?, runningAsAgent: Bool) {
+    package init(location: VaultLocation, idleTimeout: Duration?, runningAsAgent: Bool) {
         self.location = location
         self.runningAsAgent = runningAsAgent
         self.idleTimeout = Locked(Self.effectiveIdleTimeout(idleTimeout))
@@ -40,10 +41,10 @@ final class VaultService: Sendable {
     /// the timer's deadline, `now + timeout`, must stay an instant the clock
     /// can sleep until — past 2^63 s the concurrency runtime traps
     /// converting it, and the agent would die at the first unlock.
-    static let maximumIdleTimeout = Duration.seconds(10 * 365 * 86_400)
+    package static let maximumIdleTimeout = Duration.seconds(10 * 365 * 86_400)
 
     /// nil for nil, zero or negative (never lock for inactivity); else at most ten years.
-    static func effectiveIdleTimeout(_ timeout: Duration?) -> Duration? {
+    package static func effectiveIdleTimeout(_ timeout: Duration?) -> Duration? {
         guard let timeout, timeout > .zero else { return nil }
         return min(timeout, maximumIdleTimeout)
     }
@@ -51,20 +52,20 @@ final class VaultService: Sendable {
     /// The vault under the agent's data directory; the idle timeout from
     /// `[agent] idle-timeout` in config.toml (default 15 minutes; 0: never;
     /// at most `maximumIdleTimeout`).
-    convenience init(paths: AgentPaths, settings: Settings, runningAsAgent: Bool) {
+    package convenience init(paths: AgentPaths, settings: Settings, runningAsAgent: Bool) {
         let seconds = settings.agent.idleTimeoutSeconds ?? Self.defaultIdleTimeoutSeconds
         self.init(location: VaultLocation(dataDirectory: paths.dataDirectory),
                   idleTimeout: seconds > 0 ? .seconds(seconds) : nil, runningAsAgent: runningAsAgent)
     }
 
-    static let defaultIdleTimeoutSeconds = 15 * 60
+    package static let defaultIdleTimeoutSeconds = 15 * 60
 
-    var idleLockSeconds: Int? {
+    package var idleLockSeconds: Int? {
         guard runningAsAgent else { return nil }
         return idleTimeout.withLock { $0 }.map { Int($0.components.seconds) }
     }
 
-    func setIdleTimeout(_ timeout: Duration?) {
+    package func setIdleTimeout(_ timeout: Duration?) {
         idleTimeout.withLock { $0 = Self.effectiveIdleTimeout(timeout) }
         let generation = state.withLock { $0.open == nil ? nil : $0.generation }
         if let generation { restartIdleTimer(generation: generation) }
@@ -77,7 +78,7 @@ final class VaultService: Sendable {
     /// the card locks the vault.
     /// A card that cannot be watched cannot be trusted to stay: then the
     /// vault is not held open, and the error says why.
-    func install(_ vault: UnlockedVault, slot: UInt8, cardReader: String?) throws(VaultError) {
+    package func install(_ vault: UnlockedVault, slot: UInt8, cardReader: String?) throws(VaultError) {
         let generation = state.withLock { state -> Int in
             state.generation += 1
             return state.generation
@@ -111,7 +112,7 @@ final class VaultService: Sendable {
 
     /// Locks (wiping the key); false when it was not unlocked.
     @discardableResult
-    func lock(reason: String, onlyGeneration: Int? = nil) -> Bool {
+    package func lock(reason: String, onlyGeneration: Int? = nil) -> Bool {
         let closed = state.withLock { state -> (UnlockedVault, CardPresenceWatch?, Task<Void, Never>?)? in
             guard let open = state.open else { return nil }
             if let onlyGeneration, onlyGeneration != state.generation { return nil }
@@ -133,7 +134,7 @@ final class VaultService: Sendable {
 
     /// Runs `body` with the open vault, which stays open (its key unwiped)
     /// until `body` ends even if a lock comes meanwhile. Throws `locked`.
-    func withUnlocked<T: Sendable>(_ body: (UnlockedVault) async throws -> T) async throws -> T {
+    package func withUnlocked<T: Sendable>(_ body: (UnlockedVault) async throws -> T) async throws -> T {
         let vault = try beginUse()
         defer { endUse(vault) }
         return try await body(vault)
@@ -141,7 +142,7 @@ final class VaultService: Sendable {
 
     /// As `withUnlocked`, for a body that never waits (the fast path of
     /// `token.get`, run on the I/O thread).
-    func withUnlockedNow<T>(_ body: (UnlockedVault) throws -> T) throws -> T {
+    package func withUnlockedNow<T>(_ body: (UnlockedVault) throws -> T) throws -> T {
         let vault = try beginUse()
         defer { endUse(vault) }
         return try body(vault)
@@ -163,11 +164,11 @@ final class VaultService: Sendable {
         state.withLock { $0.lastUse = .now }
     }
 
-    var isUnlocked: Bool { state.withLock { $0.open != nil } }
-    var unlockedWith: UInt8? { state.withLock { $0.unlockedWith } }
-    var lockReason: String? { state.withLock { $0.lockReason } }
+    package var isUnlocked: Bool { state.withLock { $0.open != nil } }
+    package var unlockedWith: UInt8? { state.withLock { $0.unlockedWith } }
+    package var lockReason: String? { state.withLock { $0.lockReason } }
 
-    func lockedError() -> AgentError {
+    package func lockedError() -> AgentError {
         guard location.exists else {
             return AgentError(vault: .notInitialized(path: location.directory))
         }

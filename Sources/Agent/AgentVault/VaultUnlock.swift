@@ -1,12 +1,14 @@
+import AgentDevices
 import AgentProtocol
+import AgentRuntime
 import FIDO
 import Vault
 
 /// `agent.unlock`: finds the slot's device, gets its secret (the card's
 /// PIN and ECDH, or the key's touch, UV or PIN and hmac-secret), unwraps the
 /// data key and hands the open vault to `VaultService`.
-extension CoreServices {
-    func unlock(_ params: VaultSlotParams, secrets: VaultSecrets) async throws {
+extension VaultCapability {
+    package func unlock(_ params: VaultSlotParams, secrets: VaultSecrets) async throws {
         let header = try vault.location.readHeader()
         let kind = try await unlockKind(params, header: header)
         switch kind {

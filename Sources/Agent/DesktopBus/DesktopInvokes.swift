@@ -1,5 +1,6 @@
 import AgentCore
 import AgentProtocol
+import AgentRuntime
 import Interaction
 import Logging
 import Tokens
