@@ -83,6 +83,8 @@ let package = Package(
         .target(name: "Reports", path: "Sources/Wire/Reports"),
         // One line naming the JSON member a DecodingError is about, for every reader of outside JSON.
         .target(name: "DecodingErrors", path: "Sources/Wire/DecodingErrors"),
+        // Percent-encoding, the one encoder and decoder (forms, queries, redirect parameters, settings file names).
+        .target(name: "URLEncoding", path: "Sources/Wire/URLEncoding"),
         // base64url, the one encoder and decoder; each caller says whether its protocol allows padding.
         .target(name: "Base64", path: "Sources/Wire/Base64"),
         // WebAuthn's JSON forms on FoundationEssentials alone: the agent's protocol speaks them.
@@ -108,13 +110,13 @@ let package = Package(
 
         // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
         // OAuth token sets, and the devserver that plays the other side.
-        .target(name: "HTTPTransport", dependencies: ["Hexadecimal", "Locking", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
+        .target(name: "HTTPTransport", dependencies: ["URLEncoding", "Hexadecimal", "Locking", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
         .target(name: "WebAuthnClient", dependencies: ["Base64", "FIDO", "WebAuthn", "CBOR", "Interaction", "LoopbackHost", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
         .target(name: "Passwordless", dependencies: ["Reports", "WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
-        .target(name: "Tokens", dependencies: ["DecodingErrors", "HTTPTransport", "LoopbackHost"], path: "Sources/Identity/Tokens"),
+        .target(name: "Tokens", dependencies: ["URLEncoding", "DecodingErrors", "HTTPTransport", "LoopbackHost"], path: "Sources/Identity/Tokens"),
         // OpenID Connect for `passkey login`: discovery, PKCE, the loopback redirect listener, the
         // device grant, ID-token validation (jwt-kit: no hand-written JOSE), revocation.
-        .target(name: "OpenID", dependencies: ["Base64", "Locking", "Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
+        .target(name: "OpenID", dependencies: ["URLEncoding", "Base64", "Locking", "Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
                                                nio, nioPosix, nioHTTP1], path: "Sources/Identity/OpenID"),
         // Beyond Identity invoke URLs (issue 12): URL shapes, the request JWT verified against its
         // trusted `jku` (jwt-kit through OpenID's key choice), the proof and passkey binding calls.
@@ -122,12 +124,12 @@ let package = Package(
         // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
         // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
         .target(name: "OktaIDX", dependencies: ["BoundedJSON", "Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
-        .target(name: "DevServer", dependencies: ["Base64", "Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
+        .target(name: "DevServer", dependencies: ["URLEncoding", "Base64", "Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
         // that runs every method, the server, and the client the CLI uses.
         .target(name: "Vault", dependencies: ["Locking", "FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
-        .target(name: "Settings", dependencies: ["SecureFiles"], path: "Sources/Agent/Settings"),
+        .target(name: "Settings", dependencies: ["URLEncoding", "SecureFiles"], path: "Sources/Agent/Settings"),
         // Asking the person where no socket client answers: pinentry (PIN, CONFIRM) and a
         // UserInteraction over it, for the CLI without a terminal and the agent's own D-Bus requests.
         .target(name: "Prompts", dependencies: ["CSpawn", "Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
@@ -178,21 +180,21 @@ let package = Package(
         .executableTarget(name: "passkey-local", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Interaction"],
                           path: "Sources/Programs/passkey-local"),
         .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
-        .executableTarget(name: "passkey-demo", dependencies: ["CSpawn", "PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless", "OpenID",
+        .executableTarget(name: "passkey-demo", dependencies: ["URLEncoding", "CSpawn", "PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless", "OpenID",
                                                               "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Sources/Programs/passkey-demo"),
         .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
         // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
         // The floor for the agent's socket round trip: a minimal C epoll server (AgentSocketBenchmarks).
         .executableTarget(name: "passkey-bench-epoll", path: "Sources/Programs/passkey-bench-epoll"),
-        .executableTarget(name: "passkey-bench", dependencies: ["Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "passkey-bench-epoll", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        .executableTarget(name: "passkey-bench", dependencies: ["URLEncoding", "Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "passkey-bench-epoll", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
 
         // Build tooling: not a layer of what ships.
         .plugin(name: "BuildCommit", capability: .buildTool(), path: "Plugins/BuildCommit"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
-        .target(name: "FuzzTargets", dependencies: ["Base64", "CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
+        .target(name: "FuzzTargets", dependencies: ["URLEncoding", "Base64", "CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
                                                    "ISO7816", "PIVWire", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol", "AgentClient", "PasskeyCLI",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
@@ -226,6 +228,7 @@ let package = Package(
         .testTarget(name: "PIVWireTests", dependencies: ["TestSupport", "PIVWire", "Hexadecimal"]),
         .testTarget(name: "HexadecimalTests", dependencies: ["TestSupport", "Hexadecimal"]),
         .testTarget(name: "Base64Tests", dependencies: ["Base64", "TestSupport"]),
+        .testTarget(name: "URLEncodingTests", dependencies: ["URLEncoding", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
         // AgentCore's method table called in-process: no socket, no child process.
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentRuntime", "TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),

@@ -1,5 +1,6 @@
 import DevServer
 import FoundationEssentials
+import URLEncoding
 
 extension FuzzTarget {
     /// What a browser or client sends the devserver's authorization server:

@@ -1,4 +1,5 @@
 import SecureFiles
+import URLEncoding
 
 /// What `passkey login` remembers about an account, so that `token get`
 /// refreshes and a second `passkey login ACCOUNT` signs in again with no
@@ -186,16 +187,7 @@ public struct AccountSettingsStore: Sendable {
 
     /// The account a file name (without `.toml`) stands for: `path(for:)` undone.
     static func account(fileName: String) -> String? {
-        var bytes: [UInt8] = []
-        var rest = Substring(fileName).utf8[...]
-        while let byte = rest.first {
-            rest = rest.dropFirst()
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard rest.count >= 2, let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(value)
-            rest = rest.dropFirst(2)
-        }
-        return String(validating: bytes, as: UTF8.self)
+        PercentEncoding.decode(Substring(fileName), plusIsSpace: false).flatMap { String(validating: $0, as: UTF8.self) }
     }
 
     public func remove(_ account: String) throws(AccountSettingsError) {

@@ -4,6 +4,7 @@ import Hexadecimal
 import Locking
 import NIOCore
 import NIOHTTP1
+import URLEncoding
 
 /// The one HTTP client of passkey-agent (token endpoints, identity
 /// services): AsyncHTTPClient with the timeouts peers learned the hard way
@@ -118,25 +119,9 @@ public final class HTTPTransport: Sendable {
     /// POSTs `application/x-www-form-urlencoded` fields (OAuth 2.0 token requests).
     public func postForm(_ url: String, _ fields: [(String, String)],
                          headers: [(String, String)] = []) async throws(HTTPTransportError) -> Response {
-        let body = fields.map { "\(Self.formEncode($0.0))=\(Self.formEncode($0.1))" }.joined(separator: "&")
+        let body = PercentEncoding.query(fields)
         return try await send("POST", url, headers: headers + [("Content-Type", "application/x-www-form-urlencoded"),
                                                                 ("Accept", "application/json")], body: Array(body.utf8))
-    }
-
-    /// RFC 3986 unreserved characters stay; everything else is %XX (the form encoding of OAuth 2.0 §B).
-    public static func formEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + Hexadecimal.encode([byte], uppercase: true)
-            }
-        }
-        return out
     }
 
     /// A Duration as NIO's TimeAmount, saturating rather than trapping on an absurd value.

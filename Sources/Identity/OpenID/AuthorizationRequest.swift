@@ -1,6 +1,7 @@
 import Base64
 import HTTPTransport
 import Tokens
+import URLEncoding
 
 /// One authorization-code login's secrets — `state`, `nonce` and the PKCE
 /// verifier — fresh from the system's random source, in memory only. Always
@@ -44,7 +45,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDeb
             ("code_challenge", pkce.challenge), ("code_challenge_method", pkce.method),
         ]
         fields += extra.filter { !Self.ownParameters.contains($0.0) }
-        let query = fields.map { "\(HTTPTransport.formEncode($0.0))=\(HTTPTransport.formEncode($0.1))" }.joined(separator: "&")
+        let query = PercentEncoding.query(fields)
         // RFC 6749 §3.1: a query the endpoint already has is kept.
         let endpoint = metadata.authorizationEndpoint
         return endpoint + (endpoint.contains("?") ? "&" : "?") + query

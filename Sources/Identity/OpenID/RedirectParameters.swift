@@ -1,3 +1,5 @@
+import URLEncoding
+
 /// The query of an authorization response (RFC 6749 §4.1.2), read from
 /// whatever arrived: a whole URL pasted from the browser's address bar, or
 /// the request target the loopback listener got (`/callback?…`). Parameters
@@ -45,29 +47,6 @@ struct RedirectParameters: Sendable, Equatable {
 
     /// Form decoding; nil for a `%` not followed by two hex digits or bytes that are not UTF-8.
     private static func decoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var rest = text.utf8[...]
-        while let byte = rest.popFirst() {
-            switch byte {
-            case UInt8(ascii: "+"):
-                bytes.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                guard let high = rest.popFirst().flatMap(hexValue), let low = rest.popFirst().flatMap(hexValue) else { return nil }
-                bytes.append(high << 4 | low)
-            default:
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        PercentEncoding.decode(text, plusIsSpace: true).flatMap { String(validating: $0, as: UTF8.self) }
     }
 }

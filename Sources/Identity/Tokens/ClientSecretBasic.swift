@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HTTPTransport
+import URLEncoding
 
 /// How a confidential client proves itself at a token, device or revocation
 /// endpoint: HTTP Basic with the form-encoded client id and secret
@@ -9,7 +10,7 @@ import HTTPTransport
 public enum ClientSecretBasic {
     /// The `Authorization` header for `clientId` and `secret`.
     public static func header(clientId: String, secret: String) -> (String, String) {
-        let credentials = HTTPTransport.formEncode(clientId) + ":" + HTTPTransport.formEncode(secret)
+        let credentials = PercentEncoding.encode(clientId) + ":" + PercentEncoding.encode(secret)
         return ("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString())
     }
 

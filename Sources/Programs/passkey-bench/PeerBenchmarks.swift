@@ -1,9 +1,10 @@
 import DevServer
 import FoundationEssentials
-import Harness
 import HTTPTransport
+import Harness
 import OpenID
 import Settings
+import URLEncoding
 
 #if canImport(Glibc)
 import Glibc
@@ -186,7 +187,7 @@ struct ProviderLogin: Sendable {
         let query = [("response_type", "code"), ("client_id", clientId), ("redirect_uri", redirect), ("scope", PeerBenchmarks.scope),
                      ("state", PKCE().verifier), ("nonce", PKCE().verifier), ("code_challenge", pkce.challenge),
                      ("code_challenge_method", "S256")]
-            .map { "\($0.0)=\(HTTPTransport.formEncode($0.1))" }.joined(separator: "&")
+            .map { "\($0.0)=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
         let consent = try await BenchError.awaiting("the consent form") {
             try await transport.postForm(issuer + "/v1/authorize?" + query, [("user", "alice"), ("action", "allow")])
         }

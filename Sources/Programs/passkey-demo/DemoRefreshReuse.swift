@@ -2,6 +2,7 @@ import AgentProtocol
 import FoundationEssentials
 import HTTPTransport
 import OpenID
+import URLEncoding
 
 /// The refresh token's rotation seen from outside. The agent never lets a
 /// refresh token out, so to show the server refusing a spent one the demo
@@ -27,7 +28,7 @@ struct DemoRefreshReuse {
         let redirect = "http://127.0.0.1:9/callback"
         let pkce = PKCE()
         say.step("An app of the demo's own signs alice in (code + PKCE) and hands the tokens to the agent: passkey token put rotation")
-        let authorize = issuer + "/v1/authorize?response_type=code&client_id=cli&redirect_uri=" + HTTPTransport.formEncode(redirect)
+        let authorize = issuer + "/v1/authorize?response_type=code&client_id=cli&redirect_uri=" + PercentEncoding.encode(redirect)
             + "&scope=openid%20offline_access&state=demo-state&nonce=demo-nonce&code_challenge=\(pkce.challenge)&code_challenge_method=S256"
         let callback = try await DemoBrowser(transport: world.transport).consent(authorize, user: "alice")
         guard let code = URLComponents(string: callback)?.queryItems?.first(where: { $0.name == "code" })?.value else {

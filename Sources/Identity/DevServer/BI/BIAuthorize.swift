@@ -1,6 +1,7 @@
 import Base64
 import FoundationEssentials
 import Hummingbird
+import URLEncoding
 import WebAuthn
 
 /// GET APP/authorize: the OIDC authorization endpoint. A good request starts

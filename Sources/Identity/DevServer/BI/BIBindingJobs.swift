@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Hummingbird
+import URLEncoding
 
 /// POST BI/…/identities/<id>/credential-binding-jobs (ApiSecret) makes a
 /// binding job with RETURN delivery and answers its link;

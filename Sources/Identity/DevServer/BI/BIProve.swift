@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Hummingbird
+import URLEncoding
 import WebAuthn
 
 /// POST BI/v1/tenants/t1/realms/r1/transactions/<id>/prove: our proof

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Hummingbird
+import URLEncoding
 
 /// POST {issuer}/v1/device/authorize (RFC 8628 §3.1, §3.2).
 extension OAuthServer {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Hummingbird
+import URLEncoding
 
 /// External IdP routing, as Okta's `idp=` parameter does it: the app's
 /// checked authorization request is parked, the browser goes to the

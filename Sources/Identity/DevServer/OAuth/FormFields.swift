@@ -1,3 +1,5 @@
+import URLEncoding
+
 /// `application/x-www-form-urlencoded` fields, from a query string or a body,
 /// read strictly: RFC 6749 §3.1 says a parameter must not appear twice, so a
 /// repeated name is an error (never "first wins" or "last wins"), and so is
@@ -51,52 +53,9 @@ package struct FormFields: Sendable {
 
     /// `+` is a space; `%XX` is a byte; the bytes must be UTF-8 without control characters.
     static func decode(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "+"): bytes.append(0x20)
-            case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-                bytes.append(high << 4 | low)
-            default: bytes.append(byte)
-            }
-        }
-        guard let decoded = String(validating: bytes, as: UTF8.self),
+        guard let bytes = PercentEncoding.decode(text, plusIsSpace: true),
+              let decoded = String(validating: bytes, as: UTF8.self),
               !decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte - 0x30
-        case 0x41...0x46: return byte - 0x41 + 10
-        case 0x61...0x66: return byte - 0x61 + 10
-        default: return nil
-        }
-    }
-}
-
-/// Percent-encoding for building redirect URLs and form bodies: everything but
-/// RFC 3986 unreserved characters is encoded.
-package enum PercentEncoding {
-    static func encode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF".utf8)
-                out += "%" + String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
-            }
-        }
-        return out
-    }
-
-    /// `name=value&…`, each part encoded, in the given order.
-    package static func query(_ items: [(String, String)]) -> String {
-        items.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
     }
 }

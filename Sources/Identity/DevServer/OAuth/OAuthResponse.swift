@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HTTPTypes
 import Hummingbird
+import URLEncoding
 
 /// An RFC 6749 §5.2 error: `{"error","error_description"}`.
 struct OAuthError: Error, Sendable {
