@@ -8,13 +8,14 @@ import Interaction
 import OktaIDX
 import OpenID
 import Tokens
-import WebAuthnClient
 
-/// `login.begin` with `flow: "okta-idx"` and `login.idx.proceed`: the IDX
-/// remediation loop in the agent (docs/PROTOCOL.md, "Okta IDX"). The next
-/// step is decided by `IDXNextStep`; the security key's steps run here on
-/// the device broker's key with WebAuthnClient, the issuer's origin as the
-/// WebAuthn origin; the token set lands through `land`, as every login's.
+/// `login.begin` with `flow: "okta-idx"` and `login.idx.proceed`
+/// (docs/PROTOCOL.md, "Okta IDX"): the agent's side of OktaIDX's
+/// remediation loop (`IDXSignIn`). The agent checks the params, keeps the
+/// sign-in with its deadline among the logins, lends the loop the device
+/// broker's key (`DeviceKeyCeremony`), and turns where the loop stands into
+/// the protocol's `IDXStep`; the token set lands through `land`, as every
+/// login's.
 extension LoginCapability {
     /// The redirect URI sent to `/v1/interact` when none is given: IDX
     /// redirects only for an external IdP, which this flow hands to the browser flow.
@@ -30,30 +31,16 @@ extension LoginCapability {
                 throw AgentError(.invalidInput, "--authenticator is 1 to 128 characters without control characters")
             }
         }
-        let client: IDXClient
-        do {
-            client = try IDXClient(transport: http, metadata: plan.metadata, clientId: plan.clientId, clientSecret: plan.clientSecret)
-        } catch {
-            throw error.agentError
-        }
-        let timeout = Int64(clamping: plan.timeout.components.seconds)
-        let expiresAt = OutsideSeconds.instant(timeout, after: TokenSet.now())
-        let (transaction, response): (IDXTransaction, IDXResponse)
-        do {
-            (transaction, response) = try await Self.withDeadline(plan.timeout, account: plan.account) {
-                try await Self.startIDX(client, plan: plan, redirectURI: redirectURI)
-            }
-        } catch let error as IDXError {
-            throw error.agentError
-        }
-        let login = IDXLogin(plan: plan, client: client, authenticator: params.authenticator, redirectURI: redirectURI,
-                             expiresAt: expiresAt, transaction: transaction, response: response)
-        _ = login.claim()
-        defer { login.release() }
+        let client = try IDXClient(transport: http, metadata: plan.metadata, clientId: plan.clientId, clientSecret: plan.clientSecret)
+        let expiresAt = OutsideSeconds.instant(Int64(clamping: plan.timeout.components.seconds), after: TokenSet.now())
+        let login = IDXLogin(plan: plan, signIn: IDXSignIn(client: client, scopes: plan.scopes, redirectURI: redirectURI,
+                                                           authenticator: params.authenticator),
+                             expiresAt: expiresAt)
+        // One sign-in per account: the one it replaces fetches no tokens.
+        logins.idxLogin(for: plan.account)?.signIn.abandon()
         logins.add(login)
-        let ceremony = IDXCeremony(device: params.device, pin: params.pin,
-                                   interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false))
-        let step = try await advanceIDX(login, ceremony: ceremony, notices: [])
+        let ceremony = keyCeremony(params.device, pin: params.pin, interaction, interactive: params.interactive)
+        let step = try await run(login) { try await login.signIn.begin(ceremony) }
         return LoginStarted(account: plan.account, issuer: plan.issuer, flow: .oktaIDX, expiresAt: expiresAt, idx: step,
                             username: plan.username)
     }
@@ -68,141 +55,76 @@ extension LoginCapability {
             await cancelIDX(login)
             throw AgentError(.cancelled, "the IDX sign-in of \"\(params.account)\" was cancelled")
         }
-        guard login.claim() else {
-            throw AgentError(.deviceBusy, "a step of the IDX sign-in of \"\(params.account)\" is already running; wait for its answer")
-        }
-        defer { login.release() }
-        let response = await login.response
-        guard let form = response.remediation(params.remediation) else {
-            throw IDXError.noSuchRemediation(TokenError.sanitised(String(params.remediation.prefix(64))) ?? "",
-                                                     offered: response.remediations.map(\.name))
-        }
-        let ceremony = IDXCeremony(device: params.device, pin: params.pin,
-                                   interaction: GuardedInteraction(interaction, interactive: params.interactive ?? false))
         // Nothing (a password least of all) is sent for a sign-in past its deadline.
         guard !login.isExpired else {
-            logins.remove(login)
+            forget(login)
             throw AgentError(.timeout, "the IDX sign-in of \"\(params.account)\" was not completed in time; start it again")
         }
+        let ceremony = keyCeremony(params.device, pin: params.pin, interaction, interactive: params.interactive)
         do {
-            guard await login.countStep() else { throw Self.tooManySteps }
-            // The IDXError must reach the catch below as it is: a form error
-            // keeps the sign-in, anything else ends it.
-            let next = try await login.client.proceed(form, values: params.values ?? [:], stateHandle: response.stateHandle)
-            // The identifier the person gave is saved at the end, for the next sign-in.
-            if let identifier = params.values?.first(where: { $0.key == "identifier" || $0.key.hasSuffix(".identifier") })?.value,
-               (1...256).contains(identifier.utf8.count), TokenError.sanitised(identifier) == identifier {
-                await login.remember(username: identifier)
+            return try await run(login) {
+                try await login.signIn.proceed(params.remediation, values: params.values ?? [:], ceremony: ceremony)
             }
-            await login.update(next)
-        } catch let error as IDXError {
-            // A form the person filled wrongly can be filled again: the sign-in goes on.
-            if case .missingValue = error { throw AgentError(.invalidInput, error.description) }
-            if case .badValue = error { throw AgentError(.invalidInput, error.description) }
-            logins.remove(login)
-            throw error.agentError
-        } catch {
-            logins.remove(login)
-            throw error
+        } catch IDXError.stepRunning {
+            throw AgentError(.deviceBusy, "a step of the IDX sign-in of \"\(params.account)\" is already running; wait for its answer")
         }
-        return try await advanceIDX(login, ceremony: ceremony, notices: [])
     }
 
-    /// Ends the sign-in at the server (its `cancel` form, best effort) and here.
+    /// Ends the sign-in here and at the server (its `cancel` form, best effort).
     package func cancelIDX(_ login: IDXLogin) async {
         logins.remove(login)
-        let response = await login.response
-        if let cancel = response.cancel {
-            _ = try? await login.client.proceed(cancel, values: [:], stateHandle: response.stateHandle)
-        }
+        await login.signIn.cancel()
     }
 
-    /// Runs automatic steps until the person has to fill a form or the
-    /// sign-in ends. Any error ends the sign-in (it is forgotten).
-    private func advanceIDX(_ login: IDXLogin, ceremony: IDXCeremony, notices: [IDXNotice]) async throws -> IDXStep {
+    /// A call into the sign-in, within its deadline, and where it then
+    /// stands as the protocol's step. A sign-in that ended — failed,
+    /// cancelled, landed, timed out — is forgotten with its secrets; one
+    /// whose form the person can fill again is kept.
+    private func run(_ login: IDXLogin, _ call: @escaping @Sendable () async throws -> IDXProgress) async throws -> IDXStep {
         let remaining = login.expiresAt - TokenSet.now()
         guard remaining > 0 else {
-            logins.remove(login)
+            forget(login)
             throw AgentError(.timeout, "the IDX sign-in of \"\(login.plan.account)\" was not completed in time; start it again")
         }
         do {
             return try await Self.withDeadline(.seconds(remaining), account: login.plan.account) {
-                try await self.runIDX(login, ceremony: ceremony, notices: notices)
+                try await self.step(try await call(), login: login)
             }
-        } catch let error as IDXError {
-            logins.remove(login)
-            throw error.agentError
         } catch {
-            logins.remove(login)
+            if login.signIn.hasEnded || !(error is IDXError) { forget(login) }
             throw error
         }
     }
 
-    private func runIDX(_ login: IDXLogin, ceremony: IDXCeremony, notices: [IDXNotice]) async throws -> IDXStep {
-        var notices = notices
-        let origin = try WebAuthnOrigin(login.client.endpoints.origin)
-        let host = login.client.endpoints.host
-        for _ in 0..<IDXLogin.maximumAutomaticSteps {
-            let response = await login.response
-            let send: (IDXRemediation, [String: String])
-            switch IDXNextStep.next(response, authenticator: login.authenticator) {
-            case .exchange(let success):
-                // A sign-in cancelled (or replaced) while this step ran must not land its tokens.
-                guard logins.idxLogin(for: login.plan.account) === login else {
-                    throw AgentError(.cancelled, "the IDX sign-in of \"\(login.plan.account)\" was cancelled")
-                }
-                let transaction = await login.transaction
-                let tokens = try await login.client.exchange(success, transaction: transaction)
-                var plan = login.plan
-                plan.username = await login.username ?? plan.username
-                let result = try await land(tokens, nonce: transaction.nonce, plan: plan)
-                logins.remove(login)
-                return IDXStep(done: true, login: result, messages: notices, expiresAt: login.expiresAt)
-            case .ask(let form):
-                return Self.step(asking: form, in: response, notices: notices, expiresAt: login.expiresAt)
-            case .select(let form, let values):
-                send = (form, values)
-            case .enrollWebAuthn(let form):
-                let options = try IDXWebAuthn.creationOptions(response, issuerHost: host)
-                let registration = try await devices.withDevice(ceremony.device) { device in
-                    try await CreateCredential(options: options, origin: origin).run(on: device, pin: ceremony.pin, interaction: ceremony.interaction)
-                }
-                send = (form, IDXWebAuthn.enrollValues(attestationObject: registration.response.attestationObject.bytes,
-                                                       clientDataJSON: registration.response.clientDataJSON.bytes))
-            case .challengeWebAuthn(let form):
-                let options = try IDXWebAuthn.requestOptions(response, issuerHost: host)
-                let assertion = try await devices.withDevice(ceremony.device) { device in
-                    try await GetCredential(options: options, origin: origin).run(on: device, pin: ceremony.pin, interaction: ceremony.interaction)
-                }
-                send = (form, IDXWebAuthn.challengeValues(authenticatorData: assertion.response.authenticatorData.bytes,
-                                                          clientDataJSON: assertion.response.clientDataJSON.bytes,
-                                                          signature: assertion.response.signature.bytes))
-            case .restart:
-                guard await !login.restarted else { throw IDXError.sessionExpired }
-                let (transaction, fresh) = try await Self.startIDX(login.client, plan: login.plan, redirectURI: login.redirectURI)
-                await login.restart(transaction, fresh)
-                notices.append(IDXNotice(text: "The sign-in had expired at the server; it was started again.", key: "idx.session.expired",
-                                         severity: "INFO"))
-                continue
-            case .browserNeeded(let idps):
-                throw AgentError(.unsupported, "\(login.plan.issuer) signs in through \(idps.joined(separator: ", ")), which needs the browser: "
-                                 + "run `passkey login \(login.plan.account) --idp ID --flow browser` with the identity provider's id")
-            case .stop(let error):
-                throw error
-            }
-            guard await login.countStep() else { throw Self.tooManySteps }
-            let next = try await login.client.proceed(send.0, values: send.1, stateHandle: response.stateHandle)
-            await login.update(next)
-        }
-        throw Self.tooManySteps
+    private func forget(_ login: IDXLogin) {
+        login.signIn.abandon()
+        logins.remove(login)
     }
 
-    package static let tooManySteps = AgentError(.serverError, "the IDX sign-in went round too many steps without finishing; it was stopped")
+    /// Where the loop stands, as the protocol's step: a form to show, or
+    /// the landed login; a sign-in only the browser can finish is refused
+    /// with the command that can.
+    private func step(_ progress: IDXProgress, login: IDXLogin) async throws -> IDXStep {
+        switch progress {
+        case .ask(let form, let response, let notices):
+            return Self.step(asking: form, in: response, notices: notices.map(Self.notice), expiresAt: login.expiresAt)
+        case .signedIn(let tokens, let nonce, let notices):
+            var plan = login.plan
+            // The identifier the person gave is saved with the account, for the next sign-in.
+            plan.username = login.signIn.username ?? plan.username
+            let result = try await land(tokens, nonce: nonce, plan: plan)
+            logins.remove(login)
+            return IDXStep(done: true, login: result, messages: notices.map(Self.notice), expiresAt: login.expiresAt)
+        case .browserNeeded(let idps):
+            throw AgentError(.unsupported, "\(login.plan.issuer) signs in through \(idps.joined(separator: ", ")), which needs the browser: "
+                             + "run `passkey login \(login.plan.account) --idp ID --flow browser` with the identity provider's id")
+        }
+    }
 
-    /// interact, then introspect.
-    package static func startIDX(_ client: IDXClient, plan: LoginPlan, redirectURI: String) async throws -> (IDXTransaction, IDXResponse) {
-        let transaction = try await client.interact(scopes: plan.scopes, redirectURI: redirectURI)
-        return (transaction, try await client.introspect(transaction))
+    private func keyCeremony(_ device: DeviceChoice?, pin: String?, _ interaction: any UserInteraction,
+                             interactive: Bool?) -> DeviceKeyCeremony {
+        DeviceKeyCeremony(devices: devices, device: device, pin: pin,
+                          interaction: GuardedInteraction(interaction, interactive: interactive ?? false))
     }
 
     /// The form to show, with every message of the answer.
@@ -211,16 +133,13 @@ extension LoginCapability {
             IDXFieldPrompt(path: $0.path, label: $0.label, type: $0.type, required: $0.required, secret: $0.secret,
                            options: $0.options, messages: $0.messages.map(\.text))
         }
-        let messages = notices + response.messages.map { IDXNotice(text: $0.text, key: $0.key, severity: $0.severity) }
+        let messages = notices + response.messages.map(notice)
         return IDXStep(done: false, remediation: form.name, fields: fields,
                        offered: response.remediations.map(\.name) + (response.cancel == nil ? [] : ["cancel"]),
                        messages: messages, expiresAt: expiresAt)
     }
-}
 
-/// How the security key's steps of one call run: which key, its PIN, and who answers prompts.
-package struct IDXCeremony: Sendable {
-    package let device: DeviceChoice?
-    package let pin: String?
-    package let interaction: GuardedInteraction
+    package static func notice(_ message: IDXMessage) -> IDXNotice {
+        IDXNotice(text: message.text, key: message.key, severity: message.severity)
+    }
 }

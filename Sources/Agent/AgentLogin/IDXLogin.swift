@@ -2,82 +2,50 @@ import AgentDevices
 import AgentProtocol
 import AgentRuntime
 import AgentTokens
-import AgentVault
-import Locking
+import FoundationEssentials
 import OktaIDX
 import Tokens
+import WebAuthnClient
+import WebAuthnJSON
 
-/// One Okta IDX sign-in in flight: its secrets (the transaction: PKCE
-/// verifier, state, nonce, interaction handle; the latest answer with its
-/// `stateHandle`) in the agent's memory only, until its deadline. Calls on
-/// it take turns: a form is sent only on the answer it came from.
-package actor IDXLogin {
-    package nonisolated let plan: LoginPlan
-    package nonisolated let client: IDXClient
-    package nonisolated let authenticator: String?
-    package nonisolated let redirectURI: String
+/// One Okta IDX sign-in in flight in the agent: the account's plan, its
+/// deadline, and OktaIDX's `IDXSignIn`, which holds the sign-in's secrets
+/// (in this process's memory only) and runs the remediation loop.
+package final class IDXLogin: Sendable {
+    package let plan: LoginPlan
+    package let signIn: IDXSignIn
     /// Seconds since 1970 after which the sign-in is given up.
-    package nonisolated let expiresAt: Int64
-    /// A call is running the sign-in's steps: a second one is refused, not
-    /// interleaved (a form is sent only on the answer it came from).
-    package nonisolated let running = Locked(false)
-    package var transaction: IDXTransaction
-    package var response: IDXResponse
-    /// `idx.session.expired` restarts the transaction once; the second time it stops.
-    package var restarted = false
-    /// Steps taken so far, asked or automatic: the whole sign-in's loop guard.
-    package var steps = 0
-    /// The identifier sent in an identify form: saved with the account when the sign-in lands.
-    package var username: String?
+    package let expiresAt: Int64
 
-    /// Automatic steps in a row (select, enroll, challenge) before the loop stops.
-    package static let maximumAutomaticSteps = 12
-    /// Steps in one sign-in, in all (a person retyping a password counts).
-    package static let maximumSteps = 40
-
-    package init(plan: LoginPlan, client: IDXClient, authenticator: String?, redirectURI: String, expiresAt: Int64,
-         transaction: IDXTransaction, response: IDXResponse) {
+    package init(plan: LoginPlan, signIn: IDXSignIn, expiresAt: Int64) {
         self.plan = plan
-        self.client = client
-        self.authenticator = authenticator
-        self.redirectURI = redirectURI
+        self.signIn = signIn
         self.expiresAt = expiresAt
-        self.transaction = transaction
-        self.response = response
     }
 
-    package func remember(username: String) {
-        self.username = username
-    }
+    package var isExpired: Bool { TokenSet.now() >= expiresAt }
+}
 
-    package func update(_ response: IDXResponse) {
-        self.response = response
-    }
+/// The security key's steps of one call, as OktaIDX asks for them: on the
+/// device broker's key through libfido2 (WebAuthnClient), with the PIN given
+/// and the person's prompts; the origin is the issuer's.
+struct DeviceKeyCeremony: IDXKeyCeremony {
+    let devices: DeviceBroker
+    let device: DeviceChoice?
+    let pin: String?
+    let interaction: GuardedInteraction
 
-    package func restart(_ transaction: IDXTransaction, _ response: IDXResponse) {
-        self.transaction = transaction
-        self.response = response
-        restarted = true
-    }
-
-    /// Counts a step; false once the sign-in has taken too many.
-    package func countStep() -> Bool {
-        steps += 1
-        return steps <= Self.maximumSteps
-    }
-
-    package nonisolated var isExpired: Bool { TokenSet.now() >= expiresAt }
-
-    /// Takes the sign-in for one call; false when another call has it.
-    package nonisolated func claim() -> Bool {
-        running.withLock { running in
-            guard !running else { return false }
-            running = true
-            return true
+    func create(_ options: PublicKeyCredentialCreationOptionsJSON, origin: String) async throws -> RegistrationResponseJSON {
+        let ceremony = CreateCredential(options: options, origin: try WebAuthnOrigin(origin))
+        return try await devices.withDevice(device) { device in
+            try await ceremony.run(on: device, pin: pin, interaction: interaction)
         }
     }
 
-    package nonisolated func release() {
-        running.withLock { $0 = false }
+    func get(_ options: PublicKeyCredentialRequestOptionsJSON, origin: String) async throws -> AuthenticationResponseJSON {
+        let ceremony = GetCredential(options: options, origin: try WebAuthnOrigin(origin))
+        return try await devices.withDevice(device) { device in
+            try await ceremony.run(on: device, pin: pin, interaction: interaction)
+        }
     }
 }
