@@ -220,7 +220,7 @@ let package = Package(
                                                   "CBOR", crypto]),
         .testTarget(name: "SmartCardTests",
                     dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
-        .testTarget(name: "DevServerTests", dependencies: ["Base64", "Locking", "TestSupport", "DevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
+        .testTarget(name: "DevServerTests", dependencies: ["LoopbackHost", "Base64", "Locking", "TestSupport", "DevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["TestSupport", "Settings", "Harness"]),
         .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction", "Prompts"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["TestSupport", "SecureFiles"]),
@@ -232,6 +232,11 @@ let package = Package(
         .testTarget(name: "AgentTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
         // AgentCore's method table called in-process: no socket, no child process.
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentRuntime", "TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),
+        // Each capability on its own, composed over what it needs as CoreServices composes it, through its methods in-process.
+        .testTarget(name: "AgentTokensTests", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault", "Harness",
+                                                       "Interaction", "Locking", "Settings", "TestSupport", "Tokens"]),
+        .testTarget(name: "AgentVaultTests", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "AgentVault", "Harness", "Interaction", "Locking",
+                                                      "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Harness", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["Base64", "Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),

@@ -1,5 +1,6 @@
 @testable import DevServer
 import Foundation
+import LoopbackHost
 import Testing
 import TestSupport
 
@@ -27,11 +28,11 @@ import TestSupport
     /// ones start a real server; IPv6 is checked without binding (a machine
     /// may lack ::1), as `passkey-devserver --listen [::1]:0` hands over `::1`.
     @Test func loopbackListenHostsAreAccepted() async throws {
-        #expect(DevServer.isLoopback("::1"))
-        #expect(DevServer.isLoopback("0:0:0:0:0:0:0:1"))
-        #expect(DevServer.isLoopback("LOCALHOST"))
-        #expect(!DevServer.isLoopback("::ffff:127.0.0.1"))
-        #expect(!DevServer.isLoopback("127.0.0.1:80"))
+        #expect(LoopbackHost.isLoopbackAddress("::1"))
+        #expect(LoopbackHost.isLoopbackAddress("0:0:0:0:0:0:0:1"))
+        #expect(LoopbackHost.isLoopbackAddress("LOCALHOST"))
+        #expect(!LoopbackHost.isLoopbackAddress("::ffff:127.0.0.1"))
+        #expect(!LoopbackHost.isLoopbackAddress("127.0.0.1:80"))
         for host in ["127.0.0.1", "127.0.0.2", "127.255.255.254", "localhost"] {
             let server = try await DevServer.start(DevServerConfiguration(host: host))
             #expect(server.port > 0)

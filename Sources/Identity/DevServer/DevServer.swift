@@ -19,7 +19,7 @@ public enum DevServer {
     /// Validates the configuration, opens (or creates) the state, binds the
     /// listening socket and starts serving. Returns once the port is bound.
     public static func start(_ configuration: DevServerConfiguration) async throws(DevServerError) -> RunningDevServer {
-        guard isLoopback(configuration.host) else {
+        guard LoopbackHost.isLoopbackAddress(configuration.host) else {
             throw .invalidConfiguration("listen address \"\(configuration.host)\"",
                                         reason: "the devserver serves only on loopback (127.0.0.1, ::1 or localhost): it has no TLS and prints its secret")
         }
@@ -104,16 +104,5 @@ public enum DevServer {
         var logger = Logger(label: "passkey-devserver") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = level
         return logger
-    }
-
-    /// A listen address that can only mean this machine: `localhost`, an
-    /// IPv4 literal in 127.0.0.0/8 as four decimal octets, or `::1` (any
-    /// spelling inet_pton reads as it). A name that merely starts with
-    /// "127." (`127.evil.example`) is a DNS name that can point anywhere,
-    /// and other spellings of 127.0.0.1 (`127.1`, `0x7f.1`, `2130706433`)
-    /// are refused rather than interpreted.
-    /// `LoopbackHost`'s rule, with `::1` unbracketed as a listen address is written.
-    static func isLoopback(_ host: String) -> Bool {
-        host.contains(":") ? LoopbackHost.isIPv6Loopback(host) : LoopbackHost.isLoopback(host)
     }
 }

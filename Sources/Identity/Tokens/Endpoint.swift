@@ -31,7 +31,7 @@ public enum Endpoint {
         // A percent-encoded host can decode into a different one than it reads as.
         guard !host.contains("%") else { return "its host is percent-encoded" }
         if let port = parts.port, !(1...65535).contains(port) { return "its port is not 1 to 65535" }
-        if scheme == "http", !isLoopback(host: host) {
+        if scheme == "http", !LoopbackHost.isLoopback(host) {
             return "http:// is allowed only to 127.0.0.1 (127.0.0.0/8), [::1] or localhost; use https://"
         }
         return nil
@@ -46,11 +46,5 @@ public enum Endpoint {
         let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
         guard let at = text[authorityStart..<authorityEnd].lastIndex(of: "@") else { return String(text.prefix(100)) }
         return String((text[..<authorityStart] + "…" + text[at...]).prefix(100))
-    }
-
-    /// A host that can only mean this machine (`LoopbackHost.isLoopback`:
-    /// `localhost`, 127.0.0.0/8 as four decimal octets, `[::1]`).
-    public static func isLoopback(host: String) -> Bool {
-        LoopbackHost.isLoopback(host)
     }
 }

@@ -34,7 +34,7 @@ public struct WebAuthnOrigin: Sendable, Equatable {
         // development — localhost, or a loopback address, which Secure
         // Contexts §3.2 counts as potentially trustworthy too (a devserver's
         // Okta-like issuer is http://127.0.0.1:PORT, and IDX uses its origin).
-        guard scheme == "https" || (scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost") || LoopbackHost.isLoopback(host))) else {
+        guard scheme == "https" || (scheme == "http" && LoopbackHost.isSecureContextHost(host)) else {
             throw .invalidOptions("origin \"\(text)\" must use https (http only on localhost or a loopback address)")
         }
         serialization = scheme + "://" + authority.lowercased()

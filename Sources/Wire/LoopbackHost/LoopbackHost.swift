@@ -3,8 +3,9 @@ import Glibc
 #endif
 
 /// Which host names can only mean this machine: the one rule for tokens sent
-/// over http (`Tokens`' `Endpoint`), http WebAuthn origins (`WebAuthnClient`)
-/// and the devserver's listen address, which may not depend on each other.
+/// over http (`Tokens`' `Endpoint`), http WebAuthn origins (`WebAuthnClient`),
+/// git's http credential requests and the devserver's listen address, which
+/// may not depend on each other.
 public enum LoopbackHost {
     /// `localhost` itself, an IPv4 literal in 127.0.0.0/8 written as four
     /// decimal octets, or `[::1]` in any spelling (a URL's bracketed host).
@@ -24,6 +25,22 @@ public enum LoopbackHost {
                   octet == "0" || !octet.hasPrefix("0"), let value = Int(octet), value <= 255 else { return false }
         }
         return octets[0] == "127"
+    }
+
+    /// `isLoopback` for a host written as a listen address is: IPv6 without
+    /// brackets (`::1`; `[::1]` is not an address but a URL's spelling).
+    public static func isLoopbackAddress(_ host: String) -> Bool {
+        host.contains(":") ? isIPv6Loopback(host) : isLoopback(host)
+    }
+
+    /// A host whose http origin is a secure context (W3C Secure Contexts
+    /// §3.1, "potentially trustworthy"): a loopback host as `isLoopback` says,
+    /// or a name under `localhost.` (RFC 6761 §6.3 keeps it on this machine).
+    /// Only for an origin's text — a WebAuthn `http://` origin, where no
+    /// connection is made; a connection to `*.localhost` goes through DNS,
+    /// so `isLoopback` refuses it.
+    public static func isSecureContextHost(_ host: String) -> Bool {
+        isLoopback(host) || host.lowercased().hasSuffix(".localhost")
     }
 
     /// `::1` in any of its RFC 4291 spellings (`0:0:0:0:0:0:0:1`), unbracketed,

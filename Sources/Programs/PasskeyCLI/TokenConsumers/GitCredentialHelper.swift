@@ -44,7 +44,7 @@ package enum GitCredentialHelper {
     /// (a token in clear over a network is anyone's on the way).
     package static func mayReceiveToken(_ server: CredentialRoutes.Server) -> Bool {
         server.scheme == "https"
-            || (server.scheme == "http" && (LoopbackHost.isLoopback(server.host) || LoopbackHost.isIPv6Loopback(server.host)))
+            || (server.scheme == "http" && (LoopbackHost.isLoopback(server.host) || LoopbackHost.isLoopbackAddress(server.host)))
     }
 
     /// `get`: the lines to print (empty when passkey has nothing for this server).
