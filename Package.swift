@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "SecureFiles", path: "Sources/Wire/SecureFiles"),
         // Any JSON value, held before it is decoded into a type of its own, and the limits outside JSON is measured against first.
         .target(name: "BoundedJSON", path: "Sources/Wire/BoundedJSON"),
-        // What libraries report in the form the socket protocol answers with (cards, passwordless.dev ceremonies):
+        // What libraries report in the form the socket protocol answers with (cards, passwordless.dev ceremonies, IDX messages):
         // one model below both, no dependencies.
         .target(name: "Reports", path: "Sources/Wire/Reports"),
         // One line naming the JSON member a DecodingError is about, for every reader of outside JSON.
@@ -123,7 +123,7 @@ let package = Package(
         .target(name: "BeyondIdentity", dependencies: ["Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "LoopbackHost", "CPSL", jwtKit], path: "Sources/Identity/BeyondIdentity"),
         // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
         // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
-        .target(name: "OktaIDX", dependencies: ["BoundedJSON", "Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
+        .target(name: "OktaIDX", dependencies: ["Reports", "BoundedJSON", "Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
         .target(name: "DevServer", dependencies: ["URLEncoding", "Base64", "Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core

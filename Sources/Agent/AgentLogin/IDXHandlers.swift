@@ -107,14 +107,14 @@ extension LoginCapability {
     private func step(_ progress: IDXProgress, login: IDXLogin) async throws -> IDXStep {
         switch progress {
         case .ask(let form, let response, let notices):
-            return Self.step(asking: form, in: response, notices: notices.map(Self.notice), expiresAt: login.expiresAt)
+            return Self.step(asking: form, in: response, notices: notices, expiresAt: login.expiresAt)
         case .signedIn(let tokens, let nonce, let notices):
             var plan = login.plan
             // The identifier the person gave is saved with the account, for the next sign-in.
             plan.username = login.signIn.username ?? plan.username
             let result = try await land(tokens, nonce: nonce, plan: plan)
             logins.remove(login)
-            return IDXStep(done: true, login: result, messages: notices.map(Self.notice), expiresAt: login.expiresAt)
+            return IDXStep(done: true, login: result, messages: notices, expiresAt: login.expiresAt)
         case .browserNeeded(let idps):
             throw AgentError(.unsupported, "\(login.plan.issuer) signs in through \(idps.joined(separator: ", ")), which needs the browser: "
                              + "run `passkey login \(login.plan.account) --idp ID --flow browser` with the identity provider's id")
@@ -128,18 +128,14 @@ extension LoginCapability {
     }
 
     /// The form to show, with every message of the answer.
-    package static func step(asking form: IDXRemediation, in response: IDXResponse, notices: [IDXNotice], expiresAt: Int64) -> IDXStep {
+    package static func step(asking form: IDXRemediation, in response: IDXResponse, notices: [IDXMessage], expiresAt: Int64) -> IDXStep {
         let fields = form.prompts.map {
             IDXFieldPrompt(path: $0.path, label: $0.label, type: $0.type, required: $0.required, secret: $0.secret,
                            options: $0.options, messages: $0.messages.map(\.text))
         }
-        let messages = notices + response.messages.map(notice)
+        let messages = notices + response.messages
         return IDXStep(done: false, remediation: form.name, fields: fields,
                        offered: response.remediations.map(\.name) + (response.cancel == nil ? [] : ["cancel"]),
                        messages: messages, expiresAt: expiresAt)
-    }
-
-    package static func notice(_ message: IDXMessage) -> IDXNotice {
-        IDXNotice(text: message.text, key: message.key, severity: message.severity)
     }
 }

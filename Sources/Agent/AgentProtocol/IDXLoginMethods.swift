@@ -21,12 +21,12 @@ public struct IDXStep: Codable, Sendable, Equatable {
     /// Every form the server offers now (e.g. `identify`, `redirect-idp`, `cancel`).
     public var offered: [String]
     /// The server's messages: the top level's and each field's.
-    public var messages: [IDXNotice]
+    public var messages: [IDXMessage]
     /// When the agent gives up on this sign-in (seconds since 1970).
     public var expiresAt: Int64
 
     public init(done: Bool, login: LoginResult? = nil, remediation: String? = nil, fields: [IDXFieldPrompt] = [],
-                offered: [String] = [], messages: [IDXNotice] = [], expiresAt: Int64) {
+                offered: [String] = [], messages: [IDXMessage] = [], expiresAt: Int64) {
         self.done = done
         self.login = login
         self.remediation = remediation
@@ -59,19 +59,6 @@ public struct IDXFieldPrompt: Codable, Sendable, Equatable {
         self.secret = secret
         self.options = options
         self.messages = messages
-    }
-}
-
-/// A message of the server (one line), with its i18n key and class (`ERROR`, `INFO`).
-public struct IDXNotice: Codable, Sendable, Equatable {
-    public var text: String
-    public var key: String?
-    public var severity: String?
-
-    public init(text: String, key: String? = nil, severity: String? = nil) {
-        self.text = text
-        self.key = key
-        self.severity = severity
     }
 }
 

@@ -1,4 +1,5 @@
 import BoundedJSON
+import Reports
 import Tokens
 
 /// One field of an IDX form, as the server describes it (okta-bi.md §3.2):

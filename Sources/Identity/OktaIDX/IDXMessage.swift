@@ -1,24 +1,10 @@
 import BoundedJSON
+import Reports
 import Tokens
 
-/// A message of an IDX answer (okta-bi.md §3.4): at the top level or on a
-/// field, `{message, i18n{key}, class}` in a `{type:"array", value:[…]}`.
-public struct IDXMessage: Sendable, Equatable {
-    /// One line of at most 200 characters without control characters.
-    public var text: String
-    /// The i18n key, e.g. `idx.session.expired`, `incorrectPassword`.
-    public var key: String?
-    /// `ERROR`, `INFO`, … (upper-cased as sent).
-    public var severity: String?
-
-    public init(text: String, key: String? = nil, severity: String? = nil) {
-        self.text = text
-        self.key = key
-        self.severity = severity
-    }
-
-    public var isError: Bool { severity?.uppercased() == "ERROR" }
-
+/// Reading the messages of an IDX answer (okta-bi.md §3.4): at the top level
+/// or on a field, `{message, i18n{key}, class}` in a `{type:"array", value:[…]}`.
+extension IDXMessage {
     /// At most this many messages are kept per list.
     static let maximumCount = 32
 

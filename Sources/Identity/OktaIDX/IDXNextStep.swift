@@ -1,3 +1,5 @@
+import Reports
+
 /// What to do with an IDX answer: the decision of the remediation loop,
 /// kept apart from the calls so it can be tested on recorded answers. The
 /// security key is chosen by itself when the server offers it, unless the

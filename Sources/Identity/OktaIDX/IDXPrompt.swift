@@ -1,3 +1,5 @@
+import Reports
+
 /// What a person is asked to fill in a form: the fields the server shows
 /// (visible, not fixed, not `stateHandle`), flattened to dotted paths, with
 /// their choices and messages. The terminal asks these and sends the

@@ -1,4 +1,5 @@
 import BoundedJSON
+import Reports
 import Tokens
 
 /// An IDX answer (okta-bi.md §3.2): the envelope's parts this client acts

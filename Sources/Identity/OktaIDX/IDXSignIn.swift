@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Locking
+import Reports
 import Tokens
 import WebAuthnJSON
 

@@ -94,7 +94,7 @@ struct IDXConversation {
         }
     }
 
-    static func show(_ messages: [IDXNotice]) {
+    static func show(_ messages: [IDXMessage]) {
         for message in messages {
             StandardError.writeLine(message.severity == "ERROR" ? "error: \(message.text)" : message.text)
         }
