@@ -12,14 +12,12 @@ import WebAuthn
 import WebAuthnClient
 
 /// `invoke.check` and `invoke`: the URL-scheme handler's side of a login,
-/// wiring config.toml, BeyondIdentity and the agent's devices and logins.
-/// Every rule is BeyondIdentity's: an authenticate URL is verified
-/// (`RequestVerifier`: its request JWT only from a trusted application, and
-/// everything it names that application's, `InvokeTrust`), confirmed by the
-/// person, proved with a WebAuthn assertion (`BIClient`), and its redirect
-/// chain followed (`RedirectChain`, through the application's hosts only)
-/// to the login in flight; a binding (confirmed the same way, its RP ID the
-/// application's) makes a passkey; a login's own redirect is handed to it.
+/// wiring config.toml → BeyondIdentity → the agent. Every rule and every
+/// step's order is BeyondIdentity's `InvokeFlow` (verify the request JWT
+/// against the trusted applications, ask, prove, follow the redirects
+/// through the application's hosts; or bind a passkey); the agent lends it
+/// the person and the key (`InvokeKeyCeremony`) and hands the redirect
+/// reached to the login in flight it belongs to.
 extension LoginCapability {
     package func registerInvoke(into table: inout MethodTable.Builder) {
         table.register(InvokeCheckMethod.self) { params, _ in
@@ -30,8 +28,8 @@ extension LoginCapability {
         }
     }
 
-    private var requestVerifier: RequestVerifier {
-        RequestVerifier(trust: invokeTrust, transport: http)
+    private var invokeFlow: InvokeFlow {
+        InvokeFlow(trust: invokeTrust, transport: http)
     }
 
     /// The trusted applications of config.toml (`[invoke.application.NAME]`
@@ -49,7 +47,7 @@ extension LoginCapability {
         switch InvokeURL(params.url) {
         case .authenticate(_, let jwt)?:
             guard params.verify == true else { return InvokeCheck(kind: .authenticate) }
-            let request = try await requestVerifier.verify(jwt).request
+            let request = try await invokeFlow.verify(jwt).request
             return InvokeCheck(kind: .authenticate, application: request.applicationName, requestIP: request.requestOrigin.ip,
                                requestUserAgent: request.requestOrigin.userAgent)
         case .bind?, .bindingLink?:
@@ -65,66 +63,32 @@ extension LoginCapability {
         let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
         switch InvokeURL(params.url) {
         case .authenticate(_, let jwt)?:
-            let verified = try await requestVerifier.verify(jwt)
-            let request = verified.request
-            var options = request.assertionOptions
-            if let passkeyId = params.passkeyId {
+            let credential = try params.passkeyId.map { passkeyId throws(AgentError) in
                 guard let id = Base64URLBytes(base64URL: passkeyId) else {
                     throw AgentError(.invalidInput, "--passkey-id is a credential id in base64url")
                 }
-                options.allowCredentials = [PublicKeyCredentialDescriptorJSON(id: id)]
+                return id
             }
-            let ceremony = GetCredential(options: options, origin: try WebAuthnOrigin(request.origin))
-            try await confirm(InvokeConfirmation.signIn(request, application: verified.application), guarded)
-            let assertion = try await devices.withDevice(params.device) { device in
-                try await ceremony.run(on: device, pin: params.pin, interaction: guarded)
+            let (request, reached) = try await invokeFlow.authenticate(jwt, credential: credential, ceremony: keyCeremony(params, guarded)) {
+                !logins.logins(awaiting: $0).isEmpty
             }
-            let redirect = try await BIClient(transport: http).prove(request, credential: assertion)
-            let account = try await followRedirects(from: redirect, application: verified.application)
-            return InvokeResult(kind: .authenticate, account: account, application: request.applicationName)
+            return InvokeResult(kind: .authenticate, account: try deliverRedirect(reached), application: request.applicationName)
         case .bind(let bind)?:
-            return InvokeResult(kind: .bind, passkey: try await bindPasskey(bind, params, guarded))
+            return InvokeResult(kind: .bind, passkey: Self.report(try await invokeFlow.bind(bind, ceremony: keyCeremony(params, guarded))))
         case .bindingLink(let link)?:
-            // The link's realm must be a trusted application's before its secret goes anywhere.
-            _ = try invokeTrust.application(forBindingLink: link)
-            let bind = try await BIClient(transport: http).resolveBindingLink(link)
-            return InvokeResult(kind: .bind, passkey: try await bindPasskey(bind, params, guarded))
+            return InvokeResult(kind: .bind, passkey: Self.report(try await invokeFlow.bind(link: link, ceremony: keyCeremony(params, guarded))))
         case nil:
             return InvokeResult(kind: .redirect, account: try deliverRedirect(params.url))
         }
     }
 
-    /// A discoverable passkey for the identity the binding job names, made
-    /// on the key and registered with the IdP — only for a realm of a
-    /// trusted application, for one of its RP IDs, once the person allowed it.
-    private func bindPasskey(_ bind: BindParameters, _ params: InvokeMethod.Params,
-                             _ interaction: any UserInteraction) async throws -> BoundPasskeyReport {
-        let trust = invokeTrust
-        let application = try trust.application(forRealm: bind.apiBaseURL, tenantId: bind.tenantId, realmId: bind.realmId)
-        let client = BIClient(transport: http)
-        let (options, origin) = try await client.beginBinding(bind)
-        try trust.check(binding: options, origin: origin, application: application)
-        let webOrigin = try WebAuthnOrigin(origin)
-        try await confirm(InvokeConfirmation.binding(options, application: application), interaction)
-        let registration = try await devices.withDevice(params.device) { device in
-            try await CreateCredential(options: options, origin: webOrigin).run(on: device, pin: params.pin, interaction: interaction)
-        }
-        let bound = try await client.completeBinding(bind, credential: registration)
-        return BoundPasskeyReport(passkeyId: bound.passkeyId, identityId: bound.identityId, username: bound.username,
-                                  displayName: bound.displayName, postBindingRedirectURI: bound.postBindingRedirectURI)
+    private func keyCeremony(_ params: InvokeMethod.Params, _ interaction: GuardedInteraction) -> InvokeKeyCeremony {
+        InvokeKeyCeremony(devices: devices, device: params.device, pin: params.pin, interaction: interaction)
     }
 
-    /// The person's yes, asked before any key is touched; a no ends the invoke.
-    private func confirm(_ request: ConfirmationRequest, _ interaction: any UserInteraction) async throws {
-        guard try await interaction.confirm(request) else { throw InvokeError.notConfirmed }
-    }
-
-    /// The IdP's redirect chain, through the application's hosts only
-    /// (`RedirectChain`), to the login in flight it belongs to.
-    private func followRedirects(from start: String, application: TrustedApplication) async throws -> String {
-        let chain = RedirectChain(application: application, transport: http)
-        let reached = try await chain.follow(from: start) { !logins.logins(awaiting: $0).isEmpty }
-        return try deliverRedirect(reached)
+    private static func report(_ bound: BoundPasskey) -> BoundPasskeyReport {
+        BoundPasskeyReport(passkeyId: bound.passkeyId, identityId: bound.identityId, username: bound.username,
+                           displayName: bound.displayName, postBindingRedirectURI: bound.postBindingRedirectURI)
     }
 
     /// Hands `url` to the login in flight it belongs to (its `state` decides
@@ -148,6 +112,39 @@ extension LoginCapability {
     package static func checkInvokeURL(_ url: String) throws(AgentError) {
         guard (1...16_384).contains(url.utf8.count), !url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
             throw AgentError(.invalidInput, "an invoke URL has 1 to 16384 characters and no control characters")
+        }
+    }
+}
+
+/// The person and the key an invoke borrows: the question worded for the
+/// person (`InvokeConfirmation`), the ceremonies on the device broker's key
+/// through libfido2 (WebAuthnClient).
+struct InvokeKeyCeremony: InvokeCeremony {
+    let devices: DeviceBroker
+    let device: DeviceChoice?
+    let pin: String?
+    let interaction: GuardedInteraction
+
+    func allow(_ question: InvokeQuestion) async throws -> Bool {
+        switch question {
+        case .signIn(let request, let application):
+            return try await interaction.confirm(InvokeConfirmation.signIn(request, application: application))
+        case .binding(let options, let application):
+            return try await interaction.confirm(InvokeConfirmation.binding(options, application: application))
+        }
+    }
+
+    func get(_ options: PublicKeyCredentialRequestOptionsJSON, origin: String) async throws -> AuthenticationResponseJSON {
+        let ceremony = GetCredential(options: options, origin: try WebAuthnOrigin(origin))
+        return try await devices.withDevice(device) { device in
+            try await ceremony.run(on: device, pin: pin, interaction: interaction)
+        }
+    }
+
+    func create(_ options: PublicKeyCredentialCreationOptionsJSON, origin: String) async throws -> RegistrationResponseJSON {
+        let ceremony = CreateCredential(options: options, origin: try WebAuthnOrigin(origin))
+        return try await devices.withDevice(device) { device in
+            try await ceremony.run(on: device, pin: pin, interaction: interaction)
         }
     }
 }
