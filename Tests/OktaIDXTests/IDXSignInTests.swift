@@ -61,13 +61,19 @@ import WebAuthnJSON
 
     // MARK: Recorded answers
 
-    @Test("identify is asked; the person's answer, then select, enroll on the key at the issuer's origin, success, tokens")
-    func enrollsThroughTheLoop() async throws {
+    /// identify → select the key → enroll → success, as recorded.
+    static func enrollingOkta() throws -> IDXClientTests.ScriptedOkta {
         let okta = try IDXClientTests.ScriptedOkta()
         try okta.queue("/idp/idx/introspect", "01-introspect-identify")
         try okta.queue("/idp/idx/identify", "02-select-enroll")
         try okta.queue("/idp/idx/credential/enroll", "03-enroll-webauthn")
         try okta.queue("/idp/idx/challenge/answer", "09-success")
+        return okta
+    }
+
+    @Test("identify is asked; the person's answer, then select, enroll on the key at the issuer's origin, success, tokens")
+    func enrollsThroughTheLoop() async throws {
+        let okta = try Self.enrollingOkta()
         let signIn = try Self.signIn(okta)
         let ceremony = TestCeremony()
 
@@ -173,11 +179,7 @@ import WebAuthnJSON
 
     @Test("a call while a step runs is refused, not interleaved; the running step finishes")
     func callsTakeTurns() async throws {
-        let okta = try IDXClientTests.ScriptedOkta()
-        try okta.queue("/idp/idx/introspect", "01-introspect-identify")
-        try okta.queue("/idp/idx/identify", "02-select-enroll")
-        try okta.queue("/idp/idx/credential/enroll", "03-enroll-webauthn")
-        try okta.queue("/idp/idx/challenge/answer", "09-success")
+        let okta = try Self.enrollingOkta()
         let (entered, enteredInput) = AsyncStream<Void>.makeStream()
         let (gate, gateInput) = AsyncStream<Void>.makeStream()
         let ceremony = TestCeremony {
@@ -196,11 +198,7 @@ import WebAuthnJSON
 
     @Test("a sign-in cancelled while the key is touched fetches no tokens")
     func aCancelledSignInFetchesNoTokens() async throws {
-        let okta = try IDXClientTests.ScriptedOkta()
-        try okta.queue("/idp/idx/introspect", "01-introspect-identify")
-        try okta.queue("/idp/idx/identify", "02-select-enroll")
-        try okta.queue("/idp/idx/credential/enroll", "03-enroll-webauthn")
-        try okta.queue("/idp/idx/challenge/answer", "09-success")
+        let okta = try Self.enrollingOkta()
         let box = Locked<IDXSignIn?>(nil)
         let ceremony = TestCeremony { box.withLock { $0 }?.abandon() }
         let signIn = try Self.signIn(okta)

@@ -13,7 +13,7 @@ import Tokens
 /// (docs/PROTOCOL.md, "Okta IDX"): the agent's side of OktaIDX's
 /// remediation loop (`IDXSignIn`). The agent checks the params, keeps the
 /// sign-in with its deadline among the logins, lends the loop the device
-/// broker's key (`DeviceKeyCeremony`), and turns where the loop stands into
+/// broker's key (`KeyCeremony`), and turns where the loop stands into
 /// the protocol's `IDXStep`; the token set lands through `land`, as every
 /// login's.
 extension LoginCapability {
@@ -122,8 +122,8 @@ extension LoginCapability {
     }
 
     private func keyCeremony(_ device: DeviceChoice?, pin: String?, _ interaction: any UserInteraction,
-                             interactive: Bool?) -> DeviceKeyCeremony {
-        DeviceKeyCeremony(devices: devices, device: device, pin: pin,
+                             interactive: Bool?) -> KeyCeremony {
+        KeyCeremony(devices: devices, device: device, pin: pin,
                           interaction: GuardedInteraction(interaction, interactive: interactive ?? false))
     }
 

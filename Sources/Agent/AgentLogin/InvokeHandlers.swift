@@ -16,7 +16,7 @@ import WebAuthnClient
 /// step's order is BeyondIdentity's `InvokeFlow` (verify the request JWT
 /// against the trusted applications, ask, prove, follow the redirects
 /// through the application's hosts; or bind a passkey); the agent lends it
-/// the person and the key (`InvokeKeyCeremony`) and hands the redirect
+/// the person and the key (`KeyCeremony`) and hands the redirect
 /// reached to the login in flight it belongs to.
 extension LoginCapability {
     package func registerInvoke(into table: inout MethodTable.Builder) {
@@ -82,8 +82,8 @@ extension LoginCapability {
         }
     }
 
-    private func keyCeremony(_ params: InvokeMethod.Params, _ interaction: GuardedInteraction) -> InvokeKeyCeremony {
-        InvokeKeyCeremony(devices: devices, device: params.device, pin: params.pin, interaction: interaction)
+    private func keyCeremony(_ params: InvokeMethod.Params, _ interaction: GuardedInteraction) -> KeyCeremony {
+        KeyCeremony(devices: devices, device: params.device, pin: params.pin, interaction: interaction)
     }
 
     private static func report(_ bound: BoundPasskey) -> BoundPasskeyReport {
@@ -112,39 +112,6 @@ extension LoginCapability {
     package static func checkInvokeURL(_ url: String) throws(AgentError) {
         guard (1...16_384).contains(url.utf8.count), !url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
             throw AgentError(.invalidInput, "an invoke URL has 1 to 16384 characters and no control characters")
-        }
-    }
-}
-
-/// The person and the key an invoke borrows: the question worded for the
-/// person (`InvokeConfirmation`), the ceremonies on the device broker's key
-/// through libfido2 (WebAuthnClient).
-struct InvokeKeyCeremony: InvokeCeremony {
-    let devices: DeviceBroker
-    let device: DeviceChoice?
-    let pin: String?
-    let interaction: GuardedInteraction
-
-    func allow(_ question: InvokeQuestion) async throws -> Bool {
-        switch question {
-        case .signIn(let request, let application):
-            return try await interaction.confirm(InvokeConfirmation.signIn(request, application: application))
-        case .binding(let options, let application):
-            return try await interaction.confirm(InvokeConfirmation.binding(options, application: application))
-        }
-    }
-
-    func get(_ options: PublicKeyCredentialRequestOptionsJSON, origin: String) async throws -> AuthenticationResponseJSON {
-        let ceremony = GetCredential(options: options, origin: try WebAuthnOrigin(origin))
-        return try await devices.withDevice(device) { device in
-            try await ceremony.run(on: device, pin: pin, interaction: interaction)
-        }
-    }
-
-    func create(_ options: PublicKeyCredentialCreationOptionsJSON, origin: String) async throws -> RegistrationResponseJSON {
-        let ceremony = CreateCredential(options: options, origin: try WebAuthnOrigin(origin))
-        return try await devices.withDevice(device) { device in
-            try await ceremony.run(on: device, pin: pin, interaction: interaction)
         }
     }
 }
