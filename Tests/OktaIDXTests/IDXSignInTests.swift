@@ -196,6 +196,30 @@ import WebAuthnJSON
         #expect(signIn.username == "jane")
     }
 
+    @Test("the first turn is the creator's: a call while begin runs is refused")
+    func beginHoldsTheFirstTurn() async throws {
+        let okta = try IDXClientTests.ScriptedOkta()
+        try okta.queue("/idp/idx/introspect", "02-select-enroll")
+        try okta.queue("/idp/idx/credential/enroll", "03-enroll-webauthn")
+        try okta.queue("/idp/idx/challenge/answer", "09-success")
+        let (entered, enteredInput) = AsyncStream<Void>.makeStream()
+        let (gate, gateInput) = AsyncStream<Void>.makeStream()
+        let signIn = try Self.signIn(okta)
+        await #expect(throws: IDXError.stepRunning) { try await signIn.proceed("identify", values: [:], ceremony: NoKey()) }
+        let ceremony = TestCeremony {
+            enteredInput.yield()
+            for await _ in gate { return }
+        }
+        let running = Task { try await signIn.begin(ceremony) }
+        for await _ in entered { break }
+        await #expect(throws: IDXError.stepRunning) {
+            try await signIn.proceed("select-authenticator-enroll", values: [:], ceremony: NoKey())
+        }
+        gateInput.yield()
+        guard case .signedIn = try await running.value else { Issue.record("begin lands"); return }
+        #expect(okta.requests.filter { $0.path == "/idp/idx/credential/enroll" }.count == 1, "nothing was sent for the refused call")
+    }
+
     @Test("a sign-in cancelled while the key is touched fetches no tokens")
     func aCancelledSignInFetchesNoTokens() async throws {
         let okta = try Self.enrollingOkta()

@@ -212,8 +212,9 @@ public final class IDXSignIn: Sendable {
     /// runs or the sign-in has ended.
     private func take() throws(IDXError) -> IDXResponse {
         try state.withLock { state throws(IDXError) in
-            guard !state.ended, let response = state.response else { throw .signInEnded }
-            guard !state.running else { throw .stepRunning }
+            guard !state.ended else { throw .signInEnded }
+            // Before `begin` has an answer, the turn is still its creator's.
+            guard !state.running, let response = state.response else { throw .stepRunning }
             state.running = true
             return response
         }
