@@ -237,6 +237,12 @@ let package = Package(
                                                        "Interaction", "Locking", "Settings", "TestSupport", "Tokens"]),
         .testTarget(name: "AgentVaultTests", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "AgentVault", "Harness", "Interaction", "Locking",
                                                       "TestSupport"]),
+        .testTarget(name: "AgentDevicesTests", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "Harness", "Interaction", "Locking",
+                                                        "TestSupport", "WebAuthn"]),
+        // Login against the devserver's authorization server, in this process.
+        .testTarget(name: "AgentLoginTests", dependencies: ["AgentDevices", "AgentLogin", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault",
+                                                      "DevServer", "HTTPTransport", "Harness", "Interaction", "Locking", "Settings", "TestSupport",
+                                                      logging]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "Harness", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["Base64", "Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),
