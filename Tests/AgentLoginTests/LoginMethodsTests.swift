@@ -158,7 +158,8 @@ import TestSupport
             let refreshed = try await agent.methods.call(TokenGetMethod.self, .init(account: "dev", minValid: 7200, idToken: true),
                                                          interaction: agent.interaction)
             #expect(refreshed.refreshed && refreshed.accessToken != token.accessToken)
-            #expect(refreshed.idToken != nil)
+            // The devserver sends a new ID token with the refresh: it was checked (same iss, sub, aud) before being kept.
+            #expect(refreshed.idToken != nil && refreshed.idToken != token.idToken)
 
             // Logout revokes at the provider and forgets the account.
             let logout = try await agent.methods.call(LogoutMethod.self, .init(account: "dev"), interaction: agent.interaction)
