@@ -4,7 +4,9 @@
 // One folder of Sources/ per layer, listed here from the bottom up: System,
 // Wire, Devices, Identity, Agent, Programs. A target uses only targets of
 // the folders below its own and those listed before it in its own folder;
-// docs/ARCHITECTURE.md is the map.
+// docs/ARCHITECTURE.md is the map. What ships is in Sources/; what imitates
+// its counterparts (devserver, virtual card, demo) is in Simulators/, the
+// benchmark in Benchmarks/: both may use Sources, Sources uses neither.
 import PackageDescription
 
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
@@ -96,12 +98,11 @@ let package = Package(
         .target(name: "LoopbackHost", path: "Sources/Wire/LoopbackHost"),
 
         // MARK: Sources/Devices — security keys and smart cards: libfido2 and pcsc-lite, and the
-        // software authenticator and card that stand in for them.
+        // software authenticator `passkey-agent --device virtual` serves.
         // What libfido2's custom I/O hooks talk to: a device speaking CTAPHID in 64-byte packets.
         // FIDO drives it; the virtual authenticator implements it, so neither imports the other.
         .target(name: "PacketDevice", path: "Sources/Devices/PacketDevice"),
         .target(name: "VirtualAuthenticator", dependencies: ["Locking", "PacketDevice", "CBOR", "WebAuthn", "DecodingErrors", "SecureFiles", crypto, cryptoExtras], path: "Sources/Devices/VirtualAuthenticator"),
-        .target(name: "VirtualCard", dependencies: ["Locking", "Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", "VirtualAuthenticator", crypto, logging], path: "Sources/Devices/VirtualCard"),
         .target(name: "SmartCard", dependencies: ["Locking", "CPCSC", "ISO7816"], path: "Sources/Devices/SmartCard"),
         // FIDO2 keys through libfido2: USB (hidraw), the software authenticator through the I/O hooks, and
         // NFC keys on PC/SC readers through libfido2's transport functions over SmartCard (issue 14).
@@ -109,7 +110,7 @@ let package = Package(
         .target(name: "PIV", dependencies: ["Reports", "SmartCard", "Hexadecimal", "ISO7816", "PIVWire", crypto, x509, asn1], path: "Sources/Devices/PIV"),
 
         // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
-        // OAuth token sets, and the devserver that plays the other side.
+        // OAuth token sets, Beyond Identity, Okta IDX.
         .target(name: "HTTPTransport", dependencies: ["URLEncoding", "Hexadecimal", "Locking", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
         .target(name: "WebAuthnClient", dependencies: ["Base64", "FIDO", "WebAuthn", "CBOR", "Interaction", "LoopbackHost", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
         .target(name: "Passwordless", dependencies: ["Reports", "WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
@@ -124,7 +125,6 @@ let package = Package(
         // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
         // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
         .target(name: "OktaIDX", dependencies: ["Reports", "BoundedJSON", "Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
-        .target(name: "DevServer", dependencies: ["URLEncoding", "Base64", "Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, jwtKit, crypto, cryptoExtras, logging], path: "Sources/Identity/DevServer"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
         // that runs every method, the server, and the client the CLI uses.
@@ -180,14 +180,26 @@ let package = Package(
         .executableTarget(name: "passkey-local", dependencies: ["PasskeyCLI", "AgentCore", "AgentProtocol", "Interaction"],
                           path: "Sources/Programs/passkey-local"),
         .executableTarget(name: "passkey-agent", dependencies: ["AgentServer", "AgentCore", "Settings", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-agent"),
+
+        // MARK: Simulators — what plays the agent's counterparts in development, the demo, the tests and the
+        // benchmark: never part of what ships, so no target under Sources/ uses one (scripts/layers).
+        // passkey-devserver's servers: passwordless.dev, an Okta-like OAuth/OIDC server, a BI-like IdP, the IDX subset (docs/DEVSERVER.md).
+        .target(name: "DevServer", dependencies: ["URLEncoding", "Base64", "Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, jwtKit, crypto, cryptoExtras, logging], path: "Simulators/DevServer"),
+        // A PIV card and a FIDO2-over-NFC applet behind pcscd's vpcd reader, so PC/SC code meets the real pcscd.
+        .target(name: "VirtualCard", dependencies: ["Locking", "Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", "VirtualAuthenticator", crypto, logging], path: "Simulators/VirtualCard"),
+        // The devserver as a program: the demo, the tests and a developer run it on loopback.
+        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Simulators/passkey-devserver"),
+        // The virtual card as a program, attached to a vpcd reader.
+        .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Simulators/passkey-vcard"),
+        // `passkey demo`: each feature end to end against the devserver, the virtual card and the software key.
         .executableTarget(name: "passkey-demo", dependencies: ["URLEncoding", "CSpawn", "PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless", "OpenID",
-                                                              "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Sources/Programs/passkey-demo"),
-        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-devserver"),
-        .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Sources/Programs/passkey-vcard"),
-        // Benchmarks (release build): depends on the programs it runs, so one build makes them all.
+                                                              "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Simulators/passkey-demo"),
+
+        // MARK: Benchmarks — the figures docs/BENCHMARKS.md records (release build); may use Sources and Simulators.
         // The floor for the agent's socket round trip: a minimal C epoll server (AgentSocketBenchmarks).
-        .executableTarget(name: "passkey-bench-epoll", path: "Sources/Programs/passkey-bench-epoll"),
-        .executableTarget(name: "passkey-bench", dependencies: ["URLEncoding", "Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "passkey-bench-epoll", "Harness", crypto, argumentParser], path: "Sources/Programs/passkey-bench"),
+        .executableTarget(name: "passkey-bench-epoll", path: "Benchmarks/passkey-bench-epoll"),
+        // Depends on the programs it runs, so one build makes them all.
+        .executableTarget(name: "passkey-bench", dependencies: ["URLEncoding", "Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "passkey-bench-epoll", "Harness", crypto, argumentParser], path: "Benchmarks/passkey-bench"),
 
         // Build tooling: not a layer of what ships.
         .plugin(name: "BuildCommit", capability: .buildTool(), path: "Plugins/BuildCommit"),
