@@ -6,14 +6,16 @@ import TestSupport
 /// another package's module only through a product the target declares, and
 /// only the modules of that product's own targets (a module the product's
 /// targets depend on is not declared by naming the product). System modules
-/// (Foundation, Glibc) are no package's and pass. No network: the other
+/// (Foundation, Glibc) are no package's and pass. A target under Sources/
+/// neither depends on nor imports a Simulators/ target. No network: the other
 /// package is a path dependency, whose manifest `swift package dump-package`
 /// reads without resolving anything.
 @Suite(.ownThreads) struct LayersScriptTests {
     /// `stand-in/`: a package whose product `Crypto` is the target Crypto, which
     /// depends on CryptoCore (in no product). `app/`: a package depending on it,
-    /// with two targets in the Wire layer; Encoding declares `encoding`.
-    static func packages(encoding: String, sources: [String: String]) throws -> String {
+    /// with two targets in the Wire layer; Encoding declares `encoding`, and
+    /// `more` adds targets after them.
+    static func packages(encoding: String, more: String = "", sources: [String: String]) throws -> String {
         let root = try TemporaryDirectory.make(prefix: "layers")
         let standIn = """
             // swift-tools-version:6.0
@@ -33,6 +35,7 @@ import TestSupport
                 targets: [
                     .target(name: "Encoding", dependencies: \(encoding), path: "Sources/Wire/Encoding"),
                     .target(name: "Signing", dependencies: [.product(name: "Crypto", package: "stand-in")], path: "Sources/Wire/Signing"),
+                    \(more)
                 ]
             )
             """
@@ -79,5 +82,24 @@ import TestSupport
         let result = try Self.layers(root)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty, "\(result.standardError)")
+    }
+
+    @Test("a target under Sources/ that depends on and imports a Simulators/ target fails; the simulator may use Sources")
+    func sourcesUsingASimulatorFails() throws {
+        let root = try Self.packages(encoding: #"["FakeServer"]"#,
+                                     more: #".target(name: "FakeServer", dependencies: ["Signing"], path: "Simulators/FakeServer"),"#,
+                                     sources: [
+            "app/Sources/Wire/Encoding/Encoding.swift": "import FakeServer\n\npublic let encoding = 1\n",
+            "app/Sources/Wire/Signing/Signing.swift": "public let signing = 1\n",
+            "app/Simulators/FakeServer/FakeServer.swift": "import Signing\n\npublic let fake = signing\n",
+        ])
+        defer { TemporaryDirectory.remove(root) }
+        let result = try Self.layers(root)
+        #expect(result.status == 1, "\(result.standardError)")
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "scripts/layers: Encoding (Sources/Wire) depends on FakeServer (Simulators), which no target under Sources/ may use: what ships carries no simulators",
+            "scripts/layers: Sources/Wire/Encoding/Encoding.swift: imports FakeServer (Simulators), which no target under Sources/ may use: what ships carries no simulators",
+        ], "\(result.standardError)")
     }
 }
