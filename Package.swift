@@ -42,7 +42,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.20.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
-        // Hummingbird's own dependencies, named because DevServer imports them; no default traits, as Hummingbird asks.
+        // Hummingbird's own dependencies, named because the devserver's targets import them; no default traits, as Hummingbird asks.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
@@ -183,23 +183,44 @@ let package = Package(
 
         // MARK: Simulators — what plays the agent's counterparts in development, the demo, the tests and the
         // benchmark: never part of what ships, so no target under Sources/ uses one (scripts/layers).
-        // passkey-devserver's servers: passwordless.dev, an Okta-like OAuth/OIDC server, a BI-like IdP, the IDX subset (docs/DEVSERVER.md).
-        .target(name: "DevServer", dependencies: ["URLEncoding", "Base64", "Locking", "WebAuthn", "CBOR", "DecodingErrors", "Hexadecimal", "SecureFiles", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, jwtKit, crypto, cryptoExtras, logging], path: "Simulators/DevServer"),
+        // What every server of the devserver shares: problem answers, JSON and form bodies, the OAuth 2.0
+        // pieces both token servers speak, the app's keys and their header check, the clock.
+        .target(name: "DevServerBase", dependencies: ["URLEncoding", "Base64", "Locking", "WebAuthn", "DecodingErrors", "Hexadecimal", hummingbird, httpTypes, nio, crypto],
+                path: "Simulators/DevServerBase"),
+        // passwordless.dev's public and secret API (register and sign-in ceremonies, tokens, aliases, credentials,
+        // users) and the devserver's one state file, which also keeps the OAuth server's signing keys.
+        .target(name: "PasswordlessDevServer", dependencies: ["DevServerBase", "Base64", "WebAuthn", "Hexadecimal", "SecureFiles", hummingbird, httpTypes,
+                                                             crypto, cryptoExtras, logging], path: "Simulators/PasswordlessDevServer"),
+        // The Beyond-Identity-like IdP under /bi: OIDC with signed request JWTs, the passkey proof, binding jobs.
+        .target(name: "BeyondIdentityDevServer", dependencies: ["DevServerBase", "URLEncoding", "Base64", "WebAuthn", "Hexadecimal", hummingbird, httpTypes, nio, jwtKit,
+                                                               crypto, cryptoExtras], path: "Simulators/BeyondIdentityDevServer"),
+        // The Okta-like OAuth 2.0 / OpenID Connect server: signs users in on the passwordless side or through the
+        // BI IdP; its token endpoint also redeems IDX interaction codes.
+        .target(name: "OAuthDevServer", dependencies: ["DevServerBase", "URLEncoding", "PasswordlessDevServer", "BeyondIdentityDevServer", "Base64", "WebAuthn", "Hexadecimal",
+                                                      hummingbird, httpTypes, jwtKit, crypto, logging], path: "Simulators/OAuthDevServer"),
+        // The Okta Identity Engine (IDX) subset: interact, the remediations, WebAuthn enrolment and challenge, the interaction code.
+        .target(name: "IDXDevServer", dependencies: ["DevServerBase", "OAuthDevServer", "Base64", "WebAuthn", "Hexadecimal", "SecureFiles",
+                                                    hummingbird, httpTypes, nio, crypto], path: "Simulators/IDXDevServer"),
+        // passkey-devserver as a library: the four servers on one loopback listener, one route table, one browser boundary.
+        .target(name: "DevServer", dependencies: ["DevServerBase", "PasswordlessDevServer", "BeyondIdentityDevServer", "OAuthDevServer", "IDXDevServer",
+                                                 "Base64", "WebAuthn", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, logging],
+                path: "Simulators/DevServer"),
         // A PIV card and a FIDO2-over-NFC applet behind pcscd's vpcd reader, so PC/SC code meets the real pcscd.
         .target(name: "VirtualCard", dependencies: ["Locking", "Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", "VirtualAuthenticator", crypto, logging], path: "Simulators/VirtualCard"),
         // The devserver as a program: the demo, the tests and a developer run it on loopback.
-        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Simulators/passkey-devserver"),
+        .executableTarget(name: "passkey-devserver", dependencies: ["DevServer", "DevServerBase", "BeyondIdentityDevServer", "OAuthDevServer", "IDXDevServer",
+                                                                   "WebAuthn", "StandardError", "BuildInfo", argumentParser, logging], path: "Simulators/passkey-devserver"),
         // The virtual card as a program, attached to a vpcd reader.
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Simulators/passkey-vcard"),
         // `passkey demo`: each feature end to end against the devserver, the virtual card and the software key.
         .executableTarget(name: "passkey-demo", dependencies: ["URLEncoding", "CSpawn", "PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless", "OpenID",
-                                                              "DevServer", "HTTPTransport", "Settings", argumentParser], path: "Simulators/passkey-demo"),
+                                                              "DevServer", "OAuthDevServer", "IDXDevServer", "HTTPTransport", "Settings", argumentParser], path: "Simulators/passkey-demo"),
 
         // MARK: Benchmarks — the figures docs/BENCHMARKS.md records (release build); may use Sources and Simulators.
         // The floor for the agent's socket round trip: a minimal C epoll server (AgentSocketBenchmarks).
         .executableTarget(name: "passkey-bench-epoll", path: "Benchmarks/passkey-bench-epoll"),
         // Depends on the programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["URLEncoding", "Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "passkey-bench-epoll", "Harness", crypto, argumentParser], path: "Benchmarks/passkey-bench"),
+        .executableTarget(name: "passkey-bench", dependencies: ["URLEncoding", "Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "DevServerBase", "OAuthDevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "passkey-bench-epoll", "Harness", crypto, argumentParser], path: "Benchmarks/passkey-bench"),
 
         // Build tooling: not a layer of what ships.
         .plugin(name: "BuildCommit", capability: .buildTool(), path: "Plugins/BuildCommit"),
@@ -207,7 +228,7 @@ let package = Package(
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
         .target(name: "FuzzTargets", dependencies: ["URLEncoding", "Base64", "CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
-                                                   "ISO7816", "PIVWire", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServer", "Settings", "AgentProtocol", "AgentClient", "PasskeyCLI",
+                                                   "ISO7816", "PIVWire", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServerBase", "BeyondIdentityDevServer", "OAuthDevServer", "IDXDevServer", "Settings", "AgentProtocol", "AgentClient", "PasskeyCLI",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
         // Fuzz build: ASan's runtime, and lld (gold fails on this binary); scripts/fuzz
@@ -232,7 +253,7 @@ let package = Package(
                                                   "CBOR", crypto]),
         .testTarget(name: "SmartCardTests",
                     dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
-        .testTarget(name: "DevServerTests", dependencies: ["LoopbackHost", "Base64", "Locking", "TestSupport", "DevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
+        .testTarget(name: "DevServerTests", dependencies: ["LoopbackHost", "Base64", "Locking", "TestSupport", "DevServer", "DevServerBase", "OAuthDevServer", "IDXDevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["TestSupport", "Settings", "Harness"]),
         .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction", "Prompts"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["TestSupport", "SecureFiles"]),

@@ -1,7 +1,9 @@
 import DevServer
+import DevServerBase
 import FoundationEssentials
 import HTTPTransport
 import Harness
+import OAuthDevServer
 import OpenID
 import Settings
 import URLEncoding

@@ -1,6 +1,7 @@
 import Base64
-import DevServer
 import FoundationEssentials
+import IDXDevServer
+import OAuthDevServer
 import WebAuthn
 
 extension FuzzTarget {

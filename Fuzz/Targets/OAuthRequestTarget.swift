@@ -1,5 +1,7 @@
-import DevServer
+import BeyondIdentityDevServer
+import DevServerBase
 import FoundationEssentials
+import OAuthDevServer
 import URLEncoding
 
 extension FuzzTarget {
@@ -42,7 +44,7 @@ extension FuzzTarget {
             try expect((RedirectURI.registrationProblem(text) == nil) == (RedirectURI(registered: text) != nil),
                        "registration check and registration disagree on \(text.debugDescription)")
             // The BI-like IdP's client_secret_basic header and path segments.
-            if let (id, secret) = BIWire.basicCredentials(text) {
+            if let (id, secret) = ClientCredentials.basicCredentials(text) {
                 try expect(id.utf8.count + secret.utf8.count <= 1024, "Basic credentials longer than their header")
             }
             if let segment = BIWire.pathSegment(text, after: "/bi/v1/tenants/t1/realms/r1/transactions/", before: "/prove") {

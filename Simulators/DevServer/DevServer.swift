@@ -1,12 +1,17 @@
 import Base64
+import BeyondIdentityDevServer
+import DevServerBase
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
 import Hummingbird
+import IDXDevServer
 import Logging
 import LoopbackHost
 import NIOCore
+import OAuthDevServer
+import PasswordlessDevServer
 import ServiceLifecycle
 import WebAuthn
 
@@ -42,7 +47,10 @@ public enum DevServer {
         }
         let api = DevServerAPI(store: store, keys: keys,
                                tokens: TokenCodec(appId: keys.appId, keyMaterial: keyMaterial),
-                               allowList: allowList, configuration: configuration)
+                               allowList: allowList, configuration: PasswordlessConfiguration(
+                                   sessionLifetime: configuration.sessionLifetime, verifyTokenLifetime: configuration.verifyTokenLifetime,
+                                   registerTokenLifetime: configuration.registerTokenLifetime,
+                                   signInUserVerification: configuration.signInUserVerification, clock: configuration.clock))
         let signer: TokenSigner
         do { signer = try await TokenSigner(store.oauthSigningKeys()) } catch {
             throw .stateFile(path: configuration.dataDirectory ?? "(memory)", reason: "the OAuth signing keys could not be made or read")
@@ -52,9 +60,10 @@ public enum DevServer {
         do { biSigner = try await BISigner() } catch {
             throw .invalidConfiguration("BI signing key", reason: "it could not be made")
         }
-        let bi = BIServer(issuerBox: issuerBox, signer: biSigner, store: BIStore(), api: api, configuration: configuration.bi)
+        let bi = BIServer(issuerBox: issuerBox, signer: biSigner, store: BIStore(), clock: configuration.clock, host: configuration.host,
+                          configuration: configuration.bi)
         let oauth = OAuthServer(issuerBox: issuerBox, clients: OAuthClients(configuration.oauth.clients), signer: signer,
-                                store: OAuthStore(), api: api, configuration: configuration.oauth, externalIdP: bi)
+                                store: OAuthStore(), api: api, configuration: configuration.oauth, externalIdP: bi, logger: logger)
         let idx = IDXServer(oauth: oauth, store: IDXStore(configuration.idx.users), configuration: configuration.idx)
         let hostInURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
 

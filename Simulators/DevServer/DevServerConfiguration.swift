@@ -1,5 +1,8 @@
-import FoundationEssentials
+import BeyondIdentityDevServer
+import DevServerBase
+import IDXDevServer
 import Logging
+import OAuthDevServer
 import WebAuthn
 
 /// How a devserver runs: where it listens, which relying party it serves,
@@ -73,22 +76,5 @@ public struct DevServerConfiguration: Sendable {
     /// The origins in force: the configured ones, or `https://<rpId>` for each RP ID.
     public var effectiveOrigins: [String] {
         origins.isEmpty ? rpIds.map { "https://\($0)" } : origins
-    }
-}
-
-/// The devserver's source of the current time.
-public struct DevServerClock: Sendable {
-    public let now: @Sendable () -> Date
-
-    public init(now: @escaping @Sendable () -> Date) { self.now = now }
-
-    public static let system = DevServerClock { Date() }
-}
-
-extension Duration {
-    /// Seconds as a `TimeInterval`, for date arithmetic.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

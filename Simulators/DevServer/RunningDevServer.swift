@@ -1,4 +1,6 @@
+import DevServerBase
 import FoundationEssentials
+import PasswordlessDevServer
 import ServiceLifecycle
 
 /// A devserver that is listening: where it is, its keys, and how to stop it.

@@ -1,6 +1,8 @@
 import AgentProtocol
 import DevServer
 import HTTPTransport
+import IDXDevServer
+import OAuthDevServer
 import PasskeyCLI
 import Settings
 

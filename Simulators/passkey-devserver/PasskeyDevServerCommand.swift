@@ -1,14 +1,18 @@
 // passkey-devserver: a local, strict, passwordless.dev-compatible API server.
 // Prints one JSON line with its URL and keys, then serves until SIGTERM.
 #if canImport(Glibc)
+import BeyondIdentityDevServer
 import BuildInfo
+import DevServerBase
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 import ArgumentParser
 import DevServer
+import IDXDevServer
 import Logging
+import OAuthDevServer
 import StandardError
 import WebAuthn
 
@@ -126,7 +130,7 @@ struct PasskeyDevServer: AsyncParsableCommand {
         guard let algorithm = IDTokenAlgorithm(rawValue: idTokenAlgorithm) else {
             throw ValidationError("--id-token-alg must be ES256 or RS256")
         }
-        let limit = OAuthConfiguration.maxLifetimeSeconds
+        let limit = Lifetimes.maxSeconds
         guard (1...limit).contains(accessTokenLifetime) else { throw ValidationError("--access-token-lifetime must be 1 to \(limit) seconds") }
         guard (1...limit).contains(deviceCodeLifetime) else { throw ValidationError("--device-code-lifetime must be 1 to \(limit) seconds") }
         guard (1...3600).contains(deviceInterval) else { throw ValidationError("--device-interval must be 1 to 3600 seconds") }

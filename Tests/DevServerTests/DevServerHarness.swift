@@ -1,4 +1,5 @@
 import DevServer
+import DevServerBase
 import Foundation
 import Locking
 import Testing

@@ -1,6 +1,7 @@
 import Base64
 import DevServer
 import Foundation
+import IDXDevServer
 import Testing
 import TestSupport
 import WebAuthn

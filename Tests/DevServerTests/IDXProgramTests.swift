@@ -1,5 +1,7 @@
 import DevServer
+import DevServerBase
 import Foundation
+import IDXDevServer
 import Testing
 import TestSupport
 

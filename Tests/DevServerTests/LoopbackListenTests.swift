@@ -1,4 +1,5 @@
 @testable import DevServer
+import DevServerBase
 import Foundation
 import LoopbackHost
 import Testing

@@ -1,5 +1,6 @@
 import DevServer
 import Foundation
+import OAuthDevServer
 import Testing
 import TestSupport
 
