@@ -46,6 +46,7 @@ import TestSupport
         let narrowed = try await agent.get("work", scope: "read", idToken: true)
         #expect(narrowed.accessToken == "AT-2" && narrowed.refreshed)
         #expect(narrowed.idToken == "h.p.s", "a narrowed answer carries the stored ID token, not one nobody checked")
+        #expect(narrowed.scope == "read", "the endpoint left `scope` out: it is the one asked for (RFC 6749 §5.1), not the stored one")
         #expect(endpoint.received.last?["scope"] == "read")
         let stored = try await agent.stored("work")
         #expect(stored.accessToken == "AT-full" && stored.scope == "read write", "the stored access token keeps the full scope")
@@ -92,6 +93,25 @@ import TestSupport
         endpoint.set(.rotate)
         #expect(try await agent.get("okta", minValid: 600).accessToken == "AT-2")
         #expect(try agent.runtime.accounts.load("okta")?.needsLogin == false)
+    }
+
+    @Test("a login account whose settings file cannot be read is not refreshed as a plain one: the refresh stops, nothing is sent")
+    func unreadableSettingsStopTheRefresh() async throws {
+        let agent = try TokenCapabilities()
+        try await agent.initializeVault()
+        let endpoint = try TokenEndpoint(refreshToken: "RT-1", expiresIn: 3600)
+        try await agent.put("okta", expiresIn: 60, endpoint: endpoint.url)
+        try agent.runtime.accounts.save(AccountSettings(issuer: TokenCapabilities.origin(of: endpoint.url), clientId: "cli",
+                                                        scopes: ["openid"], flow: "browser", subject: "alice"), for: "okta")
+        // Damaged: its refreshed ID token would be stored unchecked if this counted as "no settings".
+        let path = try agent.runtime.accounts.path(for: "okta")
+        try TextFile.write("issuer = \"unterminated\n", to: path)
+
+        let refused = await agentError { try await agent.get("okta", minValid: 600) }
+        #expect(refused?.kind == .invalidInput, "\(String(describing: refused))")
+        #expect(refused?.message.contains(path) == true, "the error names the file: \(String(describing: refused))")
+        #expect(endpoint.received.isEmpty, "no refresh token was sent")
+        #expect(try await agent.stored("okta").refreshToken == "RT-1")
     }
 
     @Test("invalid_grant for an account stored with token.put: reloginRequired, but no login to name and no settings written")

@@ -30,7 +30,10 @@ package enum RefreshPurpose: Sendable, Equatable {
 /// login settings: their refresh is the plain one.
 extension TokensCapability {
     func refresh(_ latest: TokenSet, account: String, in open: UnlockedVault, for purpose: RefreshPurpose) async throws -> TokenSet {
-        let settings = try? accounts.load(account)
+        // A login account's settings decide the checks below: a settings file
+        // that cannot be read stops the refresh rather than make the account
+        // a plain one whose new ID token nobody checks.
+        let settings = try accounts.load(account)
         let refreshed: TokenSet
         do throws(TokenError) {
             refreshed = try await TokenRefresher(transport: http).refresh(latest, account: account, scope: purpose.scope)

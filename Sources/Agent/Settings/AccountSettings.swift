@@ -159,7 +159,12 @@ public struct AccountSettingsStore: Sendable {
         do { bytes = try SecureFile.read(path, limit: 64 * 1024) } catch { throw .file(error.reason(about: path)) }
         guard let bytes else { return nil }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .unreadable("\(path) is not UTF-8 text") }
-        return try AccountSettings(toml: text)
+        do {
+            return try AccountSettings(toml: text)
+        } catch .unreadable(let reason) {
+            // The file named, so the person can fix it or remove it (`passkey login ACCOUNT` writes it anew).
+            throw .unreadable("\(path): \(reason)")
+        }
     }
 
     public func save(_ settings: AccountSettings, for account: String) throws(AccountSettingsError) {

@@ -8,10 +8,11 @@ public struct TokenRefresher: Sendable {
 
     public init(transport: HTTPTransport) { self.transport = transport }
 
-    /// A fresh token set for `account`. A refresh token, id token or scope
-    /// the server leaves out is kept from `tokens` (RFC 6749 §5.1, §6;
-    /// OpenID Connect Core §12.2). With `scope`, the access token asked for
-    /// is narrowed to it (RFC 6749 §6: no wider than the grant).
+    /// A fresh token set for `account`. A refresh token or id token the
+    /// server leaves out is kept from `tokens` (RFC 6749 §6; OpenID Connect
+    /// Core §12.2); a scope it leaves out is the one asked for (§5.1): `scope`,
+    /// else the stored one. With `scope`, the access token asked for is
+    /// narrowed to it (RFC 6749 §6: no wider than the grant).
     public func refresh(_ tokens: TokenSet, account: String, scope: String? = nil,
                         now: @Sendable () -> Int64 = TokenSet.now) async throws(TokenError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken(account: account) }
@@ -55,7 +56,8 @@ public struct TokenRefresher: Sendable {
         updated.expiresAt = fresh.expiry(now: issued)
         updated.refreshToken = fresh.refreshToken ?? tokens.refreshToken
         updated.idToken = fresh.idToken ?? tokens.idToken
-        updated.scope = fresh.scope ?? tokens.scope
+        // RFC 6749 §5.1: a scope left out is the one asked for — with `scope`, that one.
+        updated.scope = fresh.scope ?? scope ?? tokens.scope
         updated.updatedAt = OutsideSeconds.instant(issued)
         return updated
     }
