@@ -44,5 +44,6 @@ import TestSupport
         #expect(Base64URL.decodeEitherAlphabet("-_8") == [0xfb, 0xff])
         #expect(Base64URL.decodeEitherAlphabet("+/8=") == [0xfb, 0xff])
         #expect(Base64URL.decodeEitherAlphabet("+_8") == nil)
+        #expect(Base64URL.decodeEitherAlphabet("-_8===") == nil, "at most two =, as decode(_:padding: .tolerated) takes")
     }
 }

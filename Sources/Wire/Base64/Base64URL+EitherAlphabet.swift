@@ -5,10 +5,11 @@ extension Base64URL {
     /// servers that send either (okta-mobile-swift sends base64, okta-auth-js
     /// base64url). One alphabet per value: text mixing `+/` with `-_` is nil,
     /// and so is `=` anywhere but the end (Foundation's decoder would take it
-    /// inside the text). Callers bound the length first.
+    /// inside the text) or more than two of them, as `decode(_:padding:)`
+    /// says. Callers bound the length first.
     public static func decodeEitherAlphabet(_ text: String) -> [UInt8]? {
         var body = Substring(text)
-        while body.last == "=" { body.removeLast() }
+        for _ in 0..<2 where body.last == "=" { body.removeLast() }
         let bytes = Array(body.utf8)
         guard bytes.allSatisfy(isEitherAlphabet) else { return nil }
         let url = bytes.contains(UInt8(ascii: "-")) || bytes.contains(UInt8(ascii: "_"))
