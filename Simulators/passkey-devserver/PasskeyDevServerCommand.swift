@@ -116,6 +116,11 @@ struct PasskeyDevServer: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("clock-file"), help: ArgumentHelp(
+        "For tests: run the clock ahead by the whole seconds written in this file.",
+        discussion: "Read at every reading of the time (absent or unreadable: no offset; at most a year), so a test expires a lifetime by writing a number instead of sleeping."))
+    var clockFile: String?
+
     func run() async throws {
         guard let (host, port) = Self.parseListen(listen) else {
             throw ValidationError("--listen \"\(listen)\" is not host:port (e.g. 127.0.0.1:0 or [::1]:8080)")
@@ -180,7 +185,8 @@ struct PasskeyDevServer: AsyncParsableCommand {
         let configuration = DevServerConfiguration(
             host: host, port: port, appId: appId, rpIds: rpIds.isEmpty ? ["localhost"] : rpIds, origins: origins,
             dataDirectory: dataDirectory, sessionLifetime: .seconds(sessionTTL),
-            signInUserVerification: userVerification, handlesTerminationSignals: true, oauth: oauth, bi: bi, idx: idx,
+            signInUserVerification: userVerification, clock: clockFile.map(DevServerClock.offset(byFile:)) ?? .system,
+            handlesTerminationSignals: true, oauth: oauth, bi: bi, idx: idx,
             logger: DevServer.standardErrorLogger(level: level))
         let server: RunningDevServer
         do { server = try await DevServer.start(configuration) } catch {

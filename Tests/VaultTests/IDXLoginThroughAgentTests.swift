@@ -123,7 +123,10 @@ import Glibc
 
     @Test("over the socket: an expired stateHandle restarts the sign-in once, then stops; cancel ends it")
     func expiryAndCancel() throws {
-        let (provider, agent) = try Self.setUp(["--idx-state-lifetime", "1"])
+        // The devserver's clock is driven through a file: the handle expires when the test says, not after a sleep.
+        let clockFile = FileManager.default.temporaryDirectory.appendingPathComponent("idx-clock-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: clockFile) }
+        let (provider, agent) = try Self.setUp(["--idx-state-lifetime", "1", "--clock-file", clockFile])
         let client = try agent.harness.connect()
         let begin = #"{"account":"okta","issuer":"\#(provider.issuer)","clientId":"cli","flow":"okta-idx","device":"virtual"}"#
         let started = try client.call(1, "login.begin", params: begin, timeout: 60)
@@ -133,14 +136,14 @@ import Glibc
         #expect(fields.contains { $0["path"] as? String == "identifier" })
         #expect(!"\(started)".contains("stateHandle"), "the state handle stays in the agent")
 
-        // The handle lives 1 s; after 2 s the server says idx.session.expired: the agent starts again once.
-        sleep(2)
+        // The handle lives 1 s; 2 s later by the server's clock it says idx.session.expired: the agent starts again once.
+        try "2".write(toFile: clockFile, atomically: true, encoding: .utf8)
         let identify = #"{"account":"okta","remediation":"identify","values":{"identifier":"bob"},"device":"virtual"}"#
         let restarted = try client.call(2, "login.idx.proceed", params: identify, timeout: 60)
         let notices = (restarted.result?["messages"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String }
         #expect(notices.contains("idx.session.expired"), "\(restarted)")
         #expect(restarted.result?["remediation"] as? String == "identify")
-        sleep(2)
+        try "4".write(toFile: clockFile, atomically: true, encoding: .utf8)
         let expired = try client.call(3, "login.idx.proceed", params: identify, timeout: 60)
         #expect(expired.errorKind == "timeout", "\(expired)")
         #expect("\(expired)".contains("idx.session.expired"))
