@@ -251,8 +251,9 @@ let package = Package(
                     dependencies: ["Locking", "TestSupport", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
         .testTarget(name: "FIDOTests", dependencies: ["Locking", "TestSupport", "FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
                                                   "CBOR", crypto]),
+        // The card applets and the PC/SC client in process; the real pcscd is in Scenarios/SmartCardScenarios.
         .testTarget(name: "SmartCardTests",
-                    dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", "Passwordless", "HTTPTransport", "passkey-vcard", "passkey", "passkey-local", crypto, x509, logging]),
+                    dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, x509, logging]),
         .testTarget(name: "DevServerTests", dependencies: ["LoopbackHost", "Base64", "Locking", "TestSupport", "DevServer", "DevServerBase", "OAuthDevServer", "IDXDevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["TestSupport", "Settings", "Harness"]),
         .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction", "Prompts"]),
@@ -262,7 +263,9 @@ let package = Package(
         .testTarget(name: "HexadecimalTests", dependencies: ["TestSupport", "Hexadecimal"]),
         .testTarget(name: "Base64Tests", dependencies: ["Base64", "TestSupport"]),
         .testTarget(name: "URLEncodingTests", dependencies: ["URLEncoding", "TestSupport"]),
-        .testTarget(name: "AgentTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
+        .testTarget(name: "AgentProtocolTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
+        // The test support itself: the suites' own threads, signalling only the process a test opened.
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         // AgentCore's method table called in-process: no socket, no child process.
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentRuntime", "TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),
         // Each capability on its own, composed over what it needs as CoreServices composes it, through its methods in-process.
@@ -276,7 +279,6 @@ let package = Package(
         .testTarget(name: "AgentLoginTests", dependencies: ["AgentDevices", "AgentLogin", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault",
                                                       "DevServer", "HTTPTransport", "Harness", "Interaction", "Locking", "Settings", "TestSupport",
                                                       logging]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "Harness", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["Base64", "Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),
         .testTarget(name: "BeyondIdentityTests", dependencies: ["Base64", "Locking", "TestSupport", "BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
@@ -284,8 +286,23 @@ let package = Package(
         .testTarget(name: "OktaIDXTests", dependencies: ["BoundedJSON", "Base64", "Locking", "TestSupport", "OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness",
                                                    "passkey-devserver", crypto],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "VaultTests", dependencies: ["Locking", "TestSupport", "Vault", "Tokens", "AgentCore", "FIDO", "VirtualAuthenticator", "Hexadecimal", crypto],
+        // The vault's format, cache and header lock in process, and the known-answer vault (Fixtures/) that must keep decrypting.
+        .testTarget(name: "VaultTests", dependencies: ["TestSupport", "Vault", "FIDO", "VirtualAuthenticator", "Hexadecimal", crypto],
                     exclude: ["Fixtures"]),
+        .testTarget(name: "TokensTests", dependencies: ["TestSupport", "Tokens"]),
+
+        // MARK: Scenarios — process-level suites: our programs (agent, CLI, devserver, virtual card) and real
+        // counterparts (pcscd/vpcd, dbus-daemon, sshd, Chromium, the systemd user manager, git, kubectl, docker).
+        .testTarget(name: "AgentScenarios", dependencies: ["TestSupport"], path: "Tests/Scenarios/AgentScenarios"),
+        .testTarget(name: "CLIScenarios", dependencies: ["TestSupport", "Harness", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto],
+                    path: "Tests/Scenarios/CLIScenarios"),
+        .testTarget(name: "SmartCardScenarios",
+                    dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualAuthenticator", "CBOR", "Passwordless", "HTTPTransport",
+                                   "passkey-vcard", "passkey", "passkey-local", crypto],
+                    path: "Tests/Scenarios/SmartCardScenarios"),
+        // The vault, tokens, login, invoke and the token consumers through the real agent and CLI.
+        .testTarget(name: "VaultScenarios", dependencies: ["Locking", "TestSupport", "Vault", "AgentCore", "FIDO", "VirtualAuthenticator"],
+                    path: "Tests/Scenarios/VaultScenarios"),
     ]
 )
 

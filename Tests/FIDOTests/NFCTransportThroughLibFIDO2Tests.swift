@@ -12,7 +12,7 @@ import WebAuthn
 /// The PC/SC transport's client side (libfido2's transport functions carrying
 /// CTAP as NFCCTAP_MSG APDUs) against a card in this process that chains,
 /// keeps alive, cancels and disappears on demand. libfido2's own verifiers
-/// judge the ceremonies; the real pcscd path is in SmartCardTests.
+/// judge the ceremonies; the real pcscd path is in SmartCardScenarios.
 @Suite(.ownThreads) struct NFCTransportThroughLibFIDO2Tests {
     static let descriptor = DeviceDescriptor(path: "pcsc:scripted", manufacturer: "", product: "scripted card",
                                              vendorId: 0, productId: 0, isSoftware: false, transport: .nfc)

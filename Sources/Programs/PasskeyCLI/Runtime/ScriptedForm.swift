@@ -25,7 +25,7 @@ import Glibc
 /// left to ArgumentParser (`init` returns nil), which parses or rejects it
 /// as always. The verb then runs the same code either way (VerbRun and the
 /// commands' static bodies). `passkey-local` never takes this path, and
-/// CLITests/ScriptedFormTests runs every accepted form through `passkey` and
+/// CLIScenarios/ScriptedFormTests runs every accepted form through `passkey` and
 /// `passkey-local` and compares output and exit status.
 package enum ScriptedForm: Equatable {
     case status(json: Bool, noAgent: Bool)

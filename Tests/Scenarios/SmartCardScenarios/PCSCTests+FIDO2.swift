@@ -41,12 +41,12 @@ extension PCSCTests {
         #expect(try client.select().status == .success)
 
         let strangers = (0..<8).map { index in [UInt8](repeating: UInt8(index), count: 64) }
-        let (status, body) = try client.send(0x01, FIDO2AppletTests.makeCredential(excludeList: strangers))
+        let (status, body) = try client.send(0x01, FIDO2Requests.makeCredential(excludeList: strangers))
         #expect(status == 0)
         #expect(body?[1]?.textValue == "packed")
         #expect(!client.keepalives.isEmpty)
 
-        let (assertionStatus, assertion) = try client.send(0x02, FIDO2AppletTests.getAssertion())
+        let (assertionStatus, assertion) = try client.send(0x02, FIDO2Requests.getAssertion())
         #expect(assertionStatus == 0)
         #expect(assertion?[4]?["id"]?.bytesValue == [1, 2, 3, 4])
     }

@@ -37,7 +37,7 @@ import TestSupport
         try agent.start()
         try agent.initializeVault()
         for (account, exp) in [("edge", "-9223372036854775808"), ("ancient", "-1e300"), ("far", "1e300")] {
-            let access = OutsideNumbersTests.jwt("{\"sub\":\"alice\",\"exp\":\(exp),\"iat\":\(exp)}")
+            let access = unsignedJWT("{\"sub\":\"alice\",\"exp\":\(exp),\"iat\":\(exp)}")
             let document = "{\"access_token\":\"\(access)\",\"token_type\":\"Bearer\",\"issuer\":\"https://id.example.org\","
                 + "\"client_id\":\"cli\",\"token_endpoint\":\"https://id.example.org/token\"}"
             try agent.put(account, document)
