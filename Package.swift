@@ -243,6 +243,10 @@ let package = Package(
         // Test support shared by the test targets: the harness plus what needs Foundation or the
         // WebAuthn model (JSON answers, the software authenticator, fixtures).
         .target(name: "TestSupport", dependencies: ["Harness", "WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
+        // The devserver's test clients (passwordless, OAuth, BI, IDX) over loopback HTTP, in process or against the program:
+        // shared by DevServerTests and DevServerScenarios.
+        .target(name: "DevServerTestSupport", dependencies: ["Base64", "Locking", "TestSupport", "DevServer", "DevServerBase", "IDXDevServer", "WebAuthn", jwtKit, crypto],
+                path: "Tests/DevServerTestSupport"),
 
         // MARK: Tests.
         .testTarget(name: "CBORTests", dependencies: ["TestSupport", "CBOR"]),
@@ -254,7 +258,9 @@ let package = Package(
         // The card applets and the PC/SC client in process; the real pcscd is in Scenarios/SmartCardScenarios.
         .testTarget(name: "SmartCardTests",
                     dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, x509, logging]),
-        .testTarget(name: "DevServerTests", dependencies: ["LoopbackHost", "Base64", "Locking", "TestSupport", "DevServer", "DevServerBase", "OAuthDevServer", "IDXDevServer", "WebAuthn", "CBOR", "passkey-devserver", jwtKit, crypto]),
+        // The devserver's servers in process, over loopback HTTP; the program itself is in Scenarios/DevServerScenarios.
+        .testTarget(name: "DevServerTests", dependencies: ["LoopbackHost", "Base64", "Locking", "TestSupport", "DevServerTestSupport", "DevServer", "DevServerBase",
+                                                     "OAuthDevServer", "IDXDevServer", "WebAuthn", "CBOR", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["TestSupport", "Settings", "Harness"]),
         .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction", "Prompts"]),
         .testTarget(name: "SecureFilesTests", dependencies: ["TestSupport", "SecureFiles"]),
@@ -296,6 +302,10 @@ let package = Package(
         .testTarget(name: "AgentScenarios", dependencies: ["TestSupport"], path: "Tests/Scenarios/AgentScenarios"),
         .testTarget(name: "CLIScenarios", dependencies: ["TestSupport", "Harness", "WebAuthn", "CBOR", "Passwordless", "HTTPTransport", crypto],
                     path: "Tests/Scenarios/CLIScenarios"),
+        // passkey-devserver as a program: its options, its state file across restarts, BI through Okta on one listener.
+        .testTarget(name: "DevServerScenarios", dependencies: ["TestSupport", "DevServerTestSupport", "DevServer", "DevServerBase", "OAuthDevServer", "IDXDevServer",
+                                                          "WebAuthn", "passkey-devserver"],
+                    path: "Tests/Scenarios/DevServerScenarios"),
         .testTarget(name: "SmartCardScenarios",
                     dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualAuthenticator", "CBOR", "Passwordless", "HTTPTransport",
                                    "passkey-vcard", "passkey", "passkey-local", crypto],

@@ -1,5 +1,6 @@
 import Base64
 import DevServer
+import DevServerTestSupport
 import Foundation
 import Testing
 import TestSupport

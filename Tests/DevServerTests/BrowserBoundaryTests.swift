@@ -1,3 +1,4 @@
+import DevServerTestSupport
 import Foundation
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import DevServer
 import DevServerBase
+import DevServerTestSupport
 import Foundation
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 @testable import DevServer
 import DevServerBase
+import DevServerTestSupport
 import Foundation
 import LoopbackHost
 import Testing

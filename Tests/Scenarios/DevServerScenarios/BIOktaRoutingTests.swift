@@ -1,4 +1,5 @@
 import DevServer
+import DevServerTestSupport
 import Foundation
 import Testing
 import TestSupport

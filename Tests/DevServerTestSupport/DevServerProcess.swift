@@ -5,25 +5,25 @@ import TestSupport
 /// The real `passkey-devserver` (the harness's `DevServerProgram`: its output
 /// in `<directory>/<name>.stdout` and `.stderr`), with its one start-up line
 /// parsed into a harness, and waits that keep the test's task off the blocking calls.
-final class DevServerProcess: @unchecked Sendable {
+package final class DevServerProcess: @unchecked Sendable {
     // @unchecked: `startup` is written once, by `waitForStartup`, before any test reads it.
-    let server: DevServerProgram
-    var process: RunningProcess { server.process }
+    package let server: DevServerProgram
+    package var process: RunningProcess { server.process }
     /// The start-up line, parsed.
-    private(set) var startup: [String: Any] = [:]
-    private(set) var startupLine = ""
+    package private(set) var startup: [String: Any] = [:]
+    package private(set) var startupLine = ""
 
-    struct Failure: Error, CustomStringConvertible { var description: String }
+    package struct Failure: Error, CustomStringConvertible { package var description: String }
 
     /// Starts the executable at once.
-    init(arguments: [String], directory: String, name: String) throws {
+    package init(arguments: [String], directory: String, name: String) throws {
         server = try DevServerProgram(arguments: arguments, directory: directory, name: name)
     }
 
-    var stderrText: String { process.standardError }
+    package var stderrText: String { process.standardError }
 
     /// Waits for the first stdout line and reads the server's address and keys from it.
-    func waitForStartup() async throws -> DevServerHarness {
+    package func waitForStartup() async throws -> DevServerHarness {
         let server = self.server
         startupLine = try await onOwnThread { try server.waitForStartupLine() }
         startup = try #require(try JSONSerialization.jsonObject(with: Data(startupLine.utf8)) as? [String: Any])
@@ -34,14 +34,14 @@ final class DevServerProcess: @unchecked Sendable {
     }
 
     /// Sends SIGTERM and waits; returns the exit status and whatever reached stdout after the start-up line.
-    func terminate() async throws -> (status: Int32, laterOutput: String) {
+    package func terminate() async throws -> (status: Int32, laterOutput: String) {
         let process = self.process
         let status = try await onOwnThread { process.stop(signal: SIGTERM) }
         return (status, server.laterOutput)
     }
 
     /// Waits for a process that is expected to exit on its own.
-    func waitForExit() async throws -> Int32 {
+    package func waitForExit() async throws -> Int32 {
         let process = self.process
         return try await onOwnThread {
             guard let status = process.waitForExit(timeout: 30) else {

@@ -8,29 +8,29 @@ import Foundation
 /// Sockets block, so each request runs on a thread of its own: neither the
 /// Swift concurrency pool nor Dispatch's global queues (which share that
 /// pool's few threads on Linux) may be blocked, or the in-process server starves.
-struct LoopbackHTTPClient: Sendable {
-    let host: String
-    let port: UInt16
+package struct LoopbackHTTPClient: Sendable {
+    package let host: String
+    package let port: UInt16
 
-    struct Reply: Sendable, CustomStringConvertible {
-        var status: Int
+    package struct Reply: Sendable, CustomStringConvertible {
+        package var status: Int
         /// Header names lowercased.
-        var headers: [String: String]
-        var body: [UInt8]
+        package var headers: [String: String]
+        package var body: [UInt8]
 
-        var text: String { String(decoding: body, as: UTF8.self) }
-        var json: [String: Any] {
+        package var text: String { String(decoding: body, as: UTF8.self) }
+        package var json: [String: Any] {
             (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
         }
-        var description: String { "HTTP \(status) \(text)" }
+        package var description: String { "HTTP \(status) \(text)" }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// `apiURL` as the devserver reports it: `http://127.0.0.1:<port>`.
-    init(apiURL: String) throws {
+    package init(apiURL: String) throws {
         guard apiURL.hasPrefix("http://"), let colon = apiURL.lastIndex(of: ":"),
               let port = UInt16(apiURL[apiURL.index(after: colon)...]) else {
             throw Failure(description: "not an http://host:port URL: \(apiURL)")
@@ -39,11 +39,11 @@ struct LoopbackHTTPClient: Sendable {
         self.port = port
     }
 
-    func send(_ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil) async throws -> Reply {
+    package func send(_ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil) async throws -> Reply {
         try await onOwnThread { try self.sendBlocking(method, path, headers: headers, body: body) }
     }
 
-    func send(_ method: String, _ path: String, headers: [String: String] = [:], json: Any) async throws -> Reply {
+    package func send(_ method: String, _ path: String, headers: [String: String] = [:], json: Any) async throws -> Reply {
         let data = try JSONSerialization.data(withJSONObject: json)
         var headers = headers
         headers["Content-Type"] = "application/json"
@@ -92,7 +92,7 @@ struct LoopbackHTTPClient: Sendable {
         return try Self.parse(response)
     }
 
-    static func parse(_ response: [UInt8]) throws -> Reply {
+    package static func parse(_ response: [UInt8]) throws -> Reply {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = (0...(max(0, response.count - 4))).first(where: { Array(response[$0..<min($0 + 4, response.count)]) == separator }) else {
             throw Failure(description: "no header end in \(response.count) bytes")
@@ -116,7 +116,7 @@ struct LoopbackHTTPClient: Sendable {
 }
 
 /// Runs blocking work on a new thread and awaits its result.
-func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+package func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }

@@ -5,32 +5,32 @@ import Testing
 
 /// Drives the devserver's authorization server over plain HTTP, as a client
 /// and as the person at the consent form would.
-struct OAuthHarness {
-    let h: DevServerHarness
+package struct OAuthHarness {
+    package let h: DevServerHarness
     /// `http://127.0.0.1:PORT/oauth2/default`
-    let issuer: String
+    package let issuer: String
     /// `/oauth2/default`, the path part requests are sent to.
-    let base = "/oauth2/default"
+    package let base = "/oauth2/default"
 
-    init(_ h: DevServerHarness) {
+    package init(_ h: DevServerHarness) {
         self.h = h
         issuer = "http://\(h.client.host):\(h.client.port)/oauth2/default"
     }
 
-    static let redirect = "http://127.0.0.1:49152/callback"
+    package static let redirect = "http://127.0.0.1:49152/callback"
 
     /// A fresh PKCE pair: 32 random octets base64url as the verifier, S256 challenge.
-    static func pkce() -> (verifier: String, challenge: String) {
+    package static func pkce() -> (verifier: String, challenge: String) {
         let verifier = base64url(Data((0..<32).map { _ in UInt8.random(in: 0...255) }))
         return (verifier, base64url(Data(SHA256.hash(data: Data(verifier.utf8)))))
     }
 
-    static func base64url(_ data: Data) -> String {
+    package static func base64url(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    static func encode(_ items: [(String, String)]) -> String {
+    package static func encode(_ items: [(String, String)]) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)" }.joined(separator: "&")
@@ -38,7 +38,7 @@ struct OAuthHarness {
 
     /// An authorization request's query with every parameter a good client sends;
     /// `changes` replace (or, with nil, remove) them.
-    static func authorizeQuery(challenge: String, redirect: String = redirect, scope: String = "openid profile email offline_access",
+    package static func authorizeQuery(challenge: String, redirect: String = redirect, scope: String = "openid profile email offline_access",
                                changes: [String: String?] = [:]) -> String {
         var items: [(String, String)] = [
             ("response_type", "code"), ("client_id", "cli"), ("redirect_uri", redirect), ("scope", scope),
@@ -51,23 +51,23 @@ struct OAuthHarness {
         return encode(items)
     }
 
-    func get(_ path: String, headers: [String: String] = [:]) async throws -> LoopbackHTTPClient.Reply {
+    package func get(_ path: String, headers: [String: String] = [:]) async throws -> LoopbackHTTPClient.Reply {
         try await h.client.send("GET", path, headers: headers)
     }
 
-    func post(_ path: String, _ items: [(String, String)], headers: [String: String] = [:]) async throws -> LoopbackHTTPClient.Reply {
+    package func post(_ path: String, _ items: [(String, String)], headers: [String: String] = [:]) async throws -> LoopbackHTTPClient.Reply {
         var headers = headers
         headers["Content-Type"] = "application/x-www-form-urlencoded"
         return try await h.client.send("POST", path, headers: headers, body: Array(Self.encode(items).utf8))
     }
 
     /// The consent form's post; returns the reply (a 302 when it worked).
-    func consent(_ query: String, _ form: [(String, String)] = [("user", "alice"), ("action", "allow")]) async throws -> LoopbackHTTPClient.Reply {
+    package func consent(_ query: String, _ form: [(String, String)] = [("user", "alice"), ("action", "allow")]) async throws -> LoopbackHTTPClient.Reply {
         try await post("\(base)/v1/authorize?\(query)", form)
     }
 
     /// The query parameters of a redirect's Location.
-    static func location(_ reply: LoopbackHTTPClient.Reply) throws -> (uri: String, query: [String: String]) {
+    package static func location(_ reply: LoopbackHTTPClient.Reply) throws -> (uri: String, query: [String: String]) {
         try #require(reply.status == 302, "\(reply)")
         let location = try #require(reply.headers["location"])
         let components = try #require(URLComponents(string: location))
@@ -77,7 +77,7 @@ struct OAuthHarness {
     }
 
     /// Authorize as `user` through the consent form; returns the code.
-    func authorize(user: String = "alice", challenge: String, redirect: String = redirect,
+    package func authorize(user: String = "alice", challenge: String, redirect: String = redirect,
                    scope: String = "openid profile email offline_access") async throws -> String {
         let query = Self.authorizeQuery(challenge: challenge, redirect: redirect, scope: scope)
         let page = try await get("\(base)/v1/authorize?\(query)")
@@ -88,13 +88,13 @@ struct OAuthHarness {
         return try #require(answer["code"])
     }
 
-    func redeem(code: String, verifier: String, redirect: String = redirect, client: String = "cli") async throws -> LoopbackHTTPClient.Reply {
+    package func redeem(code: String, verifier: String, redirect: String = redirect, client: String = "cli") async throws -> LoopbackHTTPClient.Reply {
         try await post("\(base)/v1/token", [("grant_type", "authorization_code"), ("client_id", client), ("code", code),
                                            ("redirect_uri", redirect), ("code_verifier", verifier)])
     }
 
     /// A whole code flow; returns the token response.
-    func login(user: String = "alice", scope: String = "openid profile email offline_access") async throws -> [String: Any] {
+    package func login(user: String = "alice", scope: String = "openid profile email offline_access") async throws -> [String: Any] {
         let (verifier, challenge) = Self.pkce()
         let code = try await authorize(user: user, challenge: challenge, scope: scope)
         let reply = try await redeem(code: code, verifier: verifier)
@@ -103,17 +103,17 @@ struct OAuthHarness {
         return reply.json
     }
 
-    func refresh(_ token: String, scope: String? = nil, client: String = "cli") async throws -> LoopbackHTTPClient.Reply {
+    package func refresh(_ token: String, scope: String? = nil, client: String = "cli") async throws -> LoopbackHTTPClient.Reply {
         var items = [("grant_type", "refresh_token"), ("client_id", client), ("refresh_token", token)]
         if let scope { items.append(("scope", scope)) }
         return try await post("\(base)/v1/token", items)
     }
 
-    func userInfo(_ accessToken: String) async throws -> LoopbackHTTPClient.Reply {
+    package func userInfo(_ accessToken: String) async throws -> LoopbackHTTPClient.Reply {
         try await get("\(base)/v1/userinfo", headers: ["Authorization": "Bearer \(accessToken)"])
     }
 
-    func revoke(_ token: String, hint: String? = nil) async throws -> LoopbackHTTPClient.Reply {
+    package func revoke(_ token: String, hint: String? = nil) async throws -> LoopbackHTTPClient.Reply {
         var items = [("client_id", "cli"), ("token", token)]
         if let hint { items.append(("token_type_hint", hint)) }
         return try await post("\(base)/v1/revoke", items)
@@ -121,7 +121,7 @@ struct OAuthHarness {
 
     /// The ID token's claims after jwt-kit checked its signature against the
     /// server's JWKS, and the header's `alg`.
-    func verifiedIDToken(_ token: String) async throws -> (claims: TestIDToken, alg: String) {
+    package func verifiedIDToken(_ token: String) async throws -> (claims: TestIDToken, alg: String) {
         let jwks = try await get("\(base)/v1/keys")
         try #require(jwks.status == 200)
         let keys = JWTKeyCollection()
@@ -132,7 +132,7 @@ struct OAuthHarness {
     }
 
     /// A JWT segment's JSON, read without any check (for looking at shapes).
-    static func jsonSegment(_ segment: Substring) throws -> [String: Any] {
+    package static func jsonSegment(_ segment: Substring) throws -> [String: Any] {
         var padded = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while padded.count % 4 != 0 { padded += "=" }
         let data = try #require(Data(base64Encoded: padded))
@@ -140,7 +140,7 @@ struct OAuthHarness {
     }
 
     /// Expects an RFC 6749 §5.2 error answer.
-    static func expectError(_ reply: LoopbackHTTPClient.Reply, _ error: String, status: Int = 400,
+    package static func expectError(_ reply: LoopbackHTTPClient.Reply, _ error: String, status: Int = 400,
                             sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(reply.status == status, "\(reply)", sourceLocation: sourceLocation)
         #expect(reply.json["error"] as? String == error, "\(reply)", sourceLocation: sourceLocation)
@@ -149,18 +149,18 @@ struct OAuthHarness {
 }
 
 /// The ID token as a relying party reads it.
-struct TestIDToken: JWTPayload {
-    var iss: IssuerClaim
-    var sub: SubjectClaim
-    var aud: AudienceClaim
-    var exp: ExpirationClaim
-    var iat: IssuedAtClaim
-    var auth_time: Int
-    var nonce: String?
-    var name: String?
-    var email: String?
+package struct TestIDToken: JWTPayload {
+    package var iss: IssuerClaim
+    package var sub: SubjectClaim
+    package var aud: AudienceClaim
+    package var exp: ExpirationClaim
+    package var iat: IssuedAtClaim
+    package var auth_time: Int
+    package var nonce: String?
+    package var name: String?
+    package var email: String?
 
-    func verify(using algorithm: some JWTAlgorithm) async throws {
+    package func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
     }
 }

@@ -9,24 +9,24 @@ import WebAuthn
 /// Drives the devserver's Okta Identity Engine (IDX) subset over plain HTTP
 /// as an IDX client would: interact, introspect, then each remediation's
 /// `href` with its form, reading challenges out of the ION answers.
-struct IDXHarness {
-    let h: DevServerHarness
-    let oauth: OAuthHarness
+package struct IDXHarness {
+    package let h: DevServerHarness
+    package let oauth: OAuthHarness
     /// `http://127.0.0.1:PORT`, the org's origin: what clientDataJSON says.
-    let origin: String
+    package let origin: String
     /// The RP ID a client derives from `u2fParams.appid`: the issuer's host,
     /// unless the test configured another.
-    var rpId = "127.0.0.1"
-    static let password = "correct horse battery"
+    package var rpId = "127.0.0.1"
+    package static let password = "correct horse battery"
 
-    init(_ h: DevServerHarness) {
+    package init(_ h: DevServerHarness) {
         self.h = h
         oauth = OAuthHarness(h)
         origin = "http://\(h.client.host):\(h.client.port)"
     }
 
     /// A devserver with users alice (no password), bob (a password) and carol (no password).
-    static func with(_ configure: (inout DevServerConfiguration) -> Void = { _ in },
+    package static func with(_ configure: (inout DevServerConfiguration) -> Void = { _ in },
                      _ body: (IDXHarness) async throws -> Void) async throws {
         let users = [try IDXUserRegistration(username: "alice"), try IDXUserRegistration(username: "bob", password: password),
                      try IDXUserRegistration(username: "carol")]
@@ -39,34 +39,34 @@ struct IDXHarness {
     // MARK: Wire
 
     /// An ION answer: status and body.
-    struct Answer: CustomStringConvertible {
-        var status: Int
-        var json: [String: Any]
-        var contentType: String?
-        var description: String { "HTTP \(status) \(String(decoding: (try? JSONSerialization.data(withJSONObject: json)) ?? Data(), as: UTF8.self))" }
+    package struct Answer: CustomStringConvertible {
+        package var status: Int
+        package var json: [String: Any]
+        package var contentType: String?
+        package var description: String { "HTTP \(status) \(String(decoding: (try? JSONSerialization.data(withJSONObject: json)) ?? Data(), as: UTF8.self))" }
 
-        var stateHandle: String? { json["stateHandle"] as? String }
-        var remediations: [[String: Any]] { ((json["remediation"] as? [String: Any])?["value"] as? [[String: Any]]) ?? [] }
-        var remediationNames: [String] { remediations.compactMap { $0["name"] as? String } }
+        package var stateHandle: String? { json["stateHandle"] as? String }
+        package var remediations: [[String: Any]] { ((json["remediation"] as? [String: Any])?["value"] as? [[String: Any]]) ?? [] }
+        package var remediationNames: [String] { remediations.compactMap { $0["name"] as? String } }
 
-        func remediation(_ name: String) throws -> [String: Any] {
+        package func remediation(_ name: String) throws -> [String: Any] {
             try #require(remediations.first { $0["name"] as? String == name }, "no \(name) in \(self)")
         }
 
-        var currentContext: [String: Any]? {
+        package var currentContext: [String: Any]? {
             ((json["currentAuthenticator"] as? [String: Any])?["value"] as? [String: Any])?["contextualData"] as? [String: Any]
         }
 
         /// The top-level messages' i18n keys.
-        var messageKeys: [String] {
+        package var messageKeys: [String] {
             (((json["messages"] as? [String: Any])?["value"] as? [[String: Any]]) ?? []).compactMap { ($0["i18n"] as? [String: Any])?["key"] as? String }
         }
-        var messageTexts: [String] {
+        package var messageTexts: [String] {
             (((json["messages"] as? [String: Any])?["value"] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
         }
 
         /// The messages on a field (dotted path into nested forms) of a remediation.
-        func fieldMessageKeys(_ remediation: String, _ path: [String]) -> [String] {
+        package func fieldMessageKeys(_ remediation: String, _ path: [String]) -> [String] {
             guard let form = remediations.first(where: { $0["name"] as? String == remediation })?["value"] as? [[String: Any]] else { return [] }
             var fields = form
             var field: [String: Any]?
@@ -80,12 +80,12 @@ struct IDXHarness {
         }
     }
 
-    func path(of url: String) throws -> String {
+    package func path(of url: String) throws -> String {
         try #require(url.hasPrefix(origin + "/"), "not this server: \(url)")
         return String(url.dropFirst(origin.count))
     }
 
-    func postJSON(_ path: String, _ body: [String: Any], headers: [String: String] = [:]) async throws -> Answer {
+    package func postJSON(_ path: String, _ body: [String: Any], headers: [String: String] = [:]) async throws -> Answer {
         var headers = headers
         headers["Accept"] = "application/ion+json; okta-version=1.0.0"
         let reply = try await h.client.send("POST", path, headers: headers, json: body)
@@ -94,7 +94,7 @@ struct IDXHarness {
     }
 
     /// Posts `body` (plus the stateHandle) to a remediation's href.
-    func proceed(_ answer: Answer, _ name: String, _ body: [String: Any], headers: [String: String] = [:]) async throws -> Answer {
+    package func proceed(_ answer: Answer, _ name: String, _ body: [String: Any], headers: [String: String] = [:]) async throws -> Answer {
         let remediation = try answer.remediation(name)
         var body = body
         body["stateHandle"] = try #require(answer.stateHandle)
@@ -103,14 +103,14 @@ struct IDXHarness {
 
     // MARK: Steps
 
-    struct Start {
-        var verifier: String
-        var handle: String
-        var answer: Answer
+    package struct Start {
+        package var verifier: String
+        package var handle: String
+        package var answer: Answer
     }
 
     /// interact (PKCE S256, state, nonce) then introspect.
-    func start(client: String = "cli", scope: String = "openid profile offline_access") async throws -> Start {
+    package func start(client: String = "cli", scope: String = "openid profile offline_access") async throws -> Start {
         let (verifier, challenge) = OAuthHarness.pkce()
         let reply = try await oauth.post(oauth.base + "/v1/interact", [
             ("client_id", client), ("scope", scope), ("redirect_uri", OAuthHarness.redirect), ("code_challenge", challenge),
@@ -123,12 +123,12 @@ struct IDXHarness {
         return Start(verifier: verifier, handle: handle, answer: answer)
     }
 
-    func identify(_ answer: Answer, _ username: String) async throws -> Answer {
+    package func identify(_ answer: Answer, _ username: String) async throws -> Answer {
         try await proceed(answer, "identify", ["identifier": username, "rememberMe": false])
     }
 
     /// Chooses an authenticator by `key` from a select remediation's options.
-    func select(_ answer: Answer, _ remediation: String, key: String) async throws -> Answer {
+    package func select(_ answer: Answer, _ remediation: String, key: String) async throws -> Answer {
         let authenticators = ((answer.json["authenticators"] as? [String: Any])?["value"] as? [[String: Any]]) ?? []
         let id = try #require(authenticators.first { $0["key"] as? String == key }?["id"] as? String, "no \(key) in \(answer)")
         let methodType = key == "webauthn" ? "webauthn" : "password"
@@ -136,7 +136,7 @@ struct IDXHarness {
     }
 
     /// The enroll step's attestation for `key`, as base64 (Okta's Swift SDK) or base64url.
-    func attestation(_ answer: Answer, key: inout SoftwareAuthenticator, base64url: Bool = false,
+    package func attestation(_ answer: Answer, key: inout SoftwareAuthenticator, base64url: Bool = false,
                      tampering: SoftwareAuthenticator.Tampering = .init(), attestation: SoftwareAuthenticator.Attestation = .none,
                      origin: String? = nil) throws -> [String: Any] {
         let activation = try #require(answer.currentContext?["activationData"] as? [String: Any], "\(answer)")
@@ -151,7 +151,7 @@ struct IDXHarness {
     }
 
     /// The challenge step's assertion by `key`.
-    func assertion(_ answer: Answer, key: inout SoftwareAuthenticator, base64url: Bool = false,
+    package func assertion(_ answer: Answer, key: inout SoftwareAuthenticator, base64url: Bool = false,
                    tampering: SoftwareAuthenticator.Tampering = .init(), origin: String? = nil) throws -> [String: Any] {
         let data = try #require(answer.currentContext?["challengeData"] as? [String: Any], "\(answer)")
         let challengeText = try #require(data["challenge"] as? String)
@@ -163,12 +163,12 @@ struct IDXHarness {
                                 "signatureData": Self.encode(response.signature.bytes, base64url)]]
     }
 
-    static func encode(_ bytes: [UInt8], _ base64url: Bool) -> String {
+    package static func encode(_ bytes: [UInt8], _ base64url: Bool) -> String {
         base64url ? Base64URL.encode(bytes) : Data(bytes).base64EncodedString()
     }
 
     /// identify → select the security key to enroll → enroll-authenticator; the success answer.
-    func enroll(_ username: String, key: inout SoftwareAuthenticator) async throws -> (Start, Answer) {
+    package func enroll(_ username: String, key: inout SoftwareAuthenticator) async throws -> (Start, Answer) {
         let start = try await start()
         let selection = try await identify(start.answer, username)
         try #require(selection.remediationNames == ["select-authenticator-enroll"], "\(selection)")
@@ -179,7 +179,7 @@ struct IDXHarness {
     }
 
     /// identify → select the security key → challenge-authenticator; the answer.
-    func signIn(_ username: String, key: inout SoftwareAuthenticator) async throws -> (Start, Answer) {
+    package func signIn(_ username: String, key: inout SoftwareAuthenticator) async throws -> (Start, Answer) {
         let start = try await start()
         let selection = try await identify(start.answer, username)
         let challenge = try await select(selection, "select-authenticator-authenticate", key: "webauthn")
@@ -188,13 +188,13 @@ struct IDXHarness {
     }
 
     /// The interaction code of a success answer.
-    func interactionCode(_ answer: Answer) throws -> String {
+    package func interactionCode(_ answer: Answer) throws -> String {
         let success = try #require(answer.json["successWithInteractionCode"] as? [String: Any], "\(answer)")
         let fields = try #require(success["value"] as? [[String: Any]])
         return try #require(fields.first { $0["name"] as? String == "interaction_code" }?["value"] as? String)
     }
 
-    func redeem(_ code: String, verifier: String, client: String = "cli") async throws -> LoopbackHTTPClient.Reply {
+    package func redeem(_ code: String, verifier: String, client: String = "cli") async throws -> LoopbackHTTPClient.Reply {
         try await oauth.post(oauth.base + "/v1/token", [("grant_type", "interaction_code"), ("interaction_code", code),
                                                       ("client_id", client), ("code_verifier", verifier)])
     }
