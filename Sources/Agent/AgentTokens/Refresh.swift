@@ -32,8 +32,9 @@ extension TokensCapability {
     func refresh(_ latest: TokenSet, account: String, in open: UnlockedVault, for purpose: RefreshPurpose) async throws -> TokenSet {
         // A login account's settings decide the checks below: a settings file
         // that cannot be read stops the refresh rather than make the account
-        // a plain one whose new ID token nobody checks.
-        let settings = try accounts.load(account)
+        // a plain one whose new ID token nobody checks. (A name too long for a
+        // settings file has none: `passkey login` could not have written one.)
+        let settings = try loginSettings(account)
         let refreshed: TokenSet
         do throws(TokenError) {
             refreshed = try await TokenRefresher(transport: http).refresh(latest, account: account, scope: purpose.scope)
@@ -77,6 +78,15 @@ extension TokensCapability {
             try? accounts.save(settings, for: account)
         }
         return refreshed
+    }
+
+    /// The account's login settings; nil for an account stored with `token put`.
+    private func loginSettings(_ account: String) throws(AccountSettingsError) -> AccountSettings? {
+        do {
+            return try accounts.load(account)
+        } catch .nameTooLong {
+            return nil
+        }
     }
 
     private func checkRefreshedIDToken(_ idToken: String, previous: String?, settings: AccountSettings,
