@@ -21,6 +21,14 @@ import TestSupport
         #expect(outcome.sent < server.bodyLength)
     }
 
+    @Test("the scheme is case-insensitive (RFC 3986 §3.1): HTTP:// reaches the server like http://")
+    func anUpperCaseSchemeIsTheSameScheme() async throws {
+        let server = try DrippingServer(bodyLength: 2, intervalMilliseconds: 1)
+        let response = try await HTTPTransport().send("GET", "HTTP://127.0.0.1:\(server.port)/v1/keys")
+        #expect(response.status == 200 && response.body.count == 2)
+        _ = server.finish()
+    }
+
     @Test("the defaults stay: 5 s to connect, 15 s for the whole exchange")
     func theDefaultsAreFiveAndFifteenSeconds() {
         let transport = HTTPTransport()

@@ -68,6 +68,7 @@ public final class HTTPTransport: Sendable {
     /// problem details); transport failures are `HTTPTransportError`s.
     public func send(_ method: String, _ url: String, headers: [(String, String)] = [],
                      body: [UInt8]? = nil) async throws(HTTPTransportError) -> Response {
+        let url = Self.lowercasingScheme(url)
         let shown = Self.withoutQuery(url)
         guard url.hasPrefix("https://") || url.hasPrefix("http://") else { throw .invalidURL(shown) }
         var headerFields = HTTPHeaders()
@@ -122,6 +123,16 @@ public final class HTTPTransport: Sendable {
         let body = PercentEncoding.query(fields)
         return try await send("POST", url, headers: headers + [("Content-Type", "application/x-www-form-urlencoded"),
                                                                 ("Accept", "application/json")], body: Array(body.utf8))
+    }
+
+    /// `url` with its scheme in lower case (RFC 3986 §3.1: schemes are
+    /// case-insensitive), the rest as given: a `jku` written `HTTPS://…` that
+    /// the trust rule accepted is fetched, not refused as malformed.
+    static func lowercasingScheme(_ url: String) -> String {
+        guard let separator = url.firstRange(of: "://"),
+              url[..<separator.lowerBound].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return url }
+        return url[..<separator.lowerBound].lowercased() + url[separator.lowerBound...]
     }
 
     /// A Duration as NIO's TimeAmount, saturating rather than trapping on an absurd value.
