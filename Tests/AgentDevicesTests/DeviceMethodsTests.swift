@@ -88,6 +88,20 @@ import WebAuthn
                                            interaction: devices.interaction)
         }
         #expect(insecure?.kind == .invalidInput, "\(String(describing: insecure))")
+        // With no key named (and none connected here), the request's own fault is what it hears, not `no_device`:
+        // the origin, the RP ID and the challenge are checked before the broker looks for a key.
+        let unplugged = await agentError {
+            try await devices.methods.call(WebAuthnCreateMethod.self, .init(options: options, origin: "https://example.org.evil.test"),
+                                           interaction: devices.interaction)
+        }
+        #expect(unplugged?.kind == .invalidInput, "\(String(describing: unplugged))")
+        var shortChallenge = try Self.creationOptions()
+        shortChallenge.challenge = Base64URLBytes(Array(repeating: 7, count: 8))
+        let short = await agentError {
+            try await devices.methods.call(WebAuthnCreateMethod.self, .init(options: shortChallenge, origin: Self.origin),
+                                           interaction: devices.interaction)
+        }
+        #expect(short?.kind == .invalidInput && short?.message.contains("challenge") == true, "\(String(describing: short))")
         #expect(devices.interaction.progressSeen.isEmpty)
         let unnamed = await agentError {
             try await devices.methods.call(KeyInfoMethod.self, .init(device: DeviceChoice(device: "yubikey")), interaction: devices.interaction)

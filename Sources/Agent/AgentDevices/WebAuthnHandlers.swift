@@ -19,6 +19,7 @@ extension DevicesCapability {
                         interaction: any UserInteraction) async throws(AgentError) -> RegistrationResponseJSON {
         do {
             let ceremony = CreateCredential(options: params.options, origin: try WebAuthnOrigin(params.origin))
+            _ = try ceremony.checkedRelyingPartyId()  // before the request waits for a key
             let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
             return try await devices.withDevice(params.device) { device in
                 try await ceremony.run(on: device, pin: params.pin, interaction: guarded)
@@ -33,6 +34,7 @@ extension DevicesCapability {
         do {
             let ceremony = GetCredential(options: params.options, origin: try WebAuthnOrigin(params.origin),
                                          account: params.user)
+            _ = try ceremony.checkedRelyingPartyId()  // before the request waits for a key
             let guarded = GuardedInteraction(interaction, interactive: params.interactive ?? false)
             return try await devices.withDevice(params.device) { device in
                 try await ceremony.run(on: device, pin: params.pin, interaction: guarded)

@@ -15,30 +15,40 @@ public struct CreateCredential: Sendable {
         self.origin = origin
     }
 
+    /// What can be checked before any key is touched: the origin may use the
+    /// RP ID, `user.id` and the challenge have lengths WebAuthn allows, and no
+    /// platform authenticator is demanded. Returns the RP ID. `run` checks it
+    /// too; the agent calls it first, so a bad request is refused at once
+    /// instead of waiting its turn for a key (or failing for want of one).
+    public func checkedRelyingPartyId() throws(CeremonyError) -> String {
+        let rpId = try origin.relyingPartyId(options.rp.id)
+        guard !options.user.id.bytes.isEmpty, options.user.id.bytes.count <= 64 else {
+            throw .invalidOptions("user.id must be 1 to 64 bytes (it is \(options.user.id.bytes.count))")
+        }
+        guard options.challenge.bytes.count >= 16 else {
+            throw .invalidOptions("challenge must be at least 16 bytes")
+        }
+        // A security key is a roaming (cross-platform) authenticator. A site
+        // that insists on the platform's own authenticator cannot be served;
+        // hints are preferences and only choose among what fits.
+        if options.authenticatorSelection?.authenticatorAttachment == .platform {
+            throw .authenticator(.unsupportedOption(
+                "the platform's own authenticator (the site asks for authenticatorAttachment \"platform\"); passkey-agent uses security keys"))
+        }
+        return rpId
+    }
+
     /// Runs the ceremony on `device`. `pin`, when given, is used first;
     /// otherwise `interaction` is asked when the key needs one.
     public func run(on device: FIDODevice, pin givenPIN: String?,
                     interaction: any UserInteraction) async throws -> RegistrationResponseJSON {
-        let rpId = try origin.relyingPartyId(options.rp.id)
-        guard !options.user.id.bytes.isEmpty, options.user.id.bytes.count <= 64 else {
-            throw CeremonyError.invalidOptions("user.id must be 1 to 64 bytes (it is \(options.user.id.bytes.count))")
-        }
-        guard options.challenge.bytes.count >= 16 else {
-            throw CeremonyError.invalidOptions("challenge must be at least 16 bytes")
-        }
+        let rpId = try checkedRelyingPartyId()
         let algorithms = options.pubKeyCredParams.isEmpty
             ? [COSEAlgorithm.es256, .rs256]  // §5.1.3 step 10: the default list
             : options.pubKeyCredParams.filter { $0.type == "public-key" }.compactMap(\.algorithm)
         let clientData = CollectedClientData(type: .create, challenge: options.challenge.bytes,
                                              origin: origin.serialization).json
         let selection = options.authenticatorSelection
-        // A security key is a roaming (cross-platform) authenticator. A site
-        // that insists on the platform's own authenticator cannot be served;
-        // hints are preferences and only choose among what fits.
-        if selection?.authenticatorAttachment == .platform {
-            throw CeremonyError.authenticator(.unsupportedOption(
-                "the platform's own authenticator (the site asks for authenticatorAttachment \"platform\"); passkey-agent uses security keys"))
-        }
         let residentKey = Self.wantsResidentKey(selection?.effectiveResidentKey ?? .discouraged, device: device.info)
         if selection?.effectiveResidentKey == .required && !device.info.supportsDiscoverableCredentials {
             throw CeremonyError.authenticator(.unsupportedOption("discoverable credentials (residentKey: required)"))

@@ -19,12 +19,20 @@ public struct GetCredential: Sendable {
         self.account = account
     }
 
-    public func run(on device: FIDODevice, pin givenPIN: String?,
-                    interaction: any UserInteraction) async throws -> AuthenticationResponseJSON {
+    /// What can be checked before any key is touched: the origin may use the
+    /// RP ID and the challenge is long enough. Returns the RP ID; `run` checks
+    /// it too, and the agent calls it first (see `CreateCredential`).
+    public func checkedRelyingPartyId() throws(CeremonyError) -> String {
         let rpId = try origin.relyingPartyId(options.rpId)
         guard options.challenge.bytes.count >= 16 else {
-            throw CeremonyError.invalidOptions("challenge must be at least 16 bytes")
+            throw .invalidOptions("challenge must be at least 16 bytes")
         }
+        return rpId
+    }
+
+    public func run(on device: FIDODevice, pin givenPIN: String?,
+                    interaction: any UserInteraction) async throws -> AuthenticationResponseJSON {
+        let rpId = try checkedRelyingPartyId()
         let clientData = CollectedClientData(type: .get, challenge: options.challenge.bytes,
                                              origin: origin.serialization).json
         let verification = try UserVerificationPlan(requirement: options.userVerification ?? .preferred,
