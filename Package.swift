@@ -255,9 +255,11 @@ let package = Package(
                     dependencies: ["Locking", "TestSupport", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
         .testTarget(name: "FIDOTests", dependencies: ["Locking", "TestSupport", "FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
                                                   "CBOR", crypto]),
+        // The FIDO2 card client and requests both the in-process applet tests and the pcscd suite send.
+        .target(name: "SmartCardTestSupport", dependencies: ["CBOR", "ISO7816", "SmartCard", crypto], path: "Tests/SmartCardTestSupport"),
         // The card applets and the PC/SC client in process; the real pcscd is in Scenarios/SmartCardScenarios.
         .testTarget(name: "SmartCardTests",
-                    dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, x509, logging]),
+                    dependencies: ["SmartCardTestSupport", "Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, x509, logging]),
         // The devserver's servers in process, over loopback HTTP; the program itself is in Scenarios/DevServerScenarios.
         .testTarget(name: "DevServerTests", dependencies: ["LoopbackHost", "Base64", "Locking", "TestSupport", "DevServerTestSupport", "DevServer", "DevServerBase",
                                                      "OAuthDevServer", "IDXDevServer", "WebAuthn", "CBOR", jwtKit, crypto]),
@@ -307,7 +309,7 @@ let package = Package(
                                                           "WebAuthn", "passkey-devserver"],
                     path: "Tests/Scenarios/DevServerScenarios"),
         .testTarget(name: "SmartCardScenarios",
-                    dependencies: ["Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualAuthenticator", "CBOR", "Passwordless", "HTTPTransport",
+                    dependencies: ["SmartCardTestSupport", "Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualAuthenticator", "CBOR", "Passwordless", "HTTPTransport",
                                    "passkey-vcard", "passkey", "passkey-local", crypto],
                     path: "Tests/Scenarios/SmartCardScenarios"),
         // The vault, tokens, login, invoke and the token consumers through the real agent and CLI.

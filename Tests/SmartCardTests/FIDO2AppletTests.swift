@@ -2,6 +2,7 @@ import CBOR
 import Crypto
 import Foundation
 import ISO7816
+import SmartCardTestSupport
 import Testing
 import TestSupport
 import VirtualAuthenticator
@@ -15,28 +16,6 @@ import WebAuthn
 /// through pcscd, and python-fido2 checks the applet independently.
 @Suite("Virtual FIDO2 card applet, in process", .ownThreads)
 struct FIDO2AppletTests {
-    static let rpId = "example.com"
-    static let clientDataHash = Array(SHA256.hash(data: Array("client data".utf8)))
-
-    static func makeCredential(residentKey: Bool = true, excludeList: [[UInt8]] = [],
-                               displayName: String = "Alice Liddell") -> CBOR {
-        var map: [CBOR: CBOR] = [
-            1: .bytes(clientDataHash),
-            2: ["id": .text(rpId), "name": "Example"],
-            3: ["id": .bytes([1, 2, 3, 4]), "name": "alice", "displayName": .text(displayName)],
-            4: [["alg": -7, "type": "public-key"]],
-            7: ["rk": .bool(residentKey)],
-        ]
-        if !excludeList.isEmpty { map[5] = .array(excludeList.map { ["id": .bytes($0), "type": "public-key"] }) }
-        return .map(map)
-    }
-
-    static func getAssertion(allowList: [[UInt8]] = []) -> CBOR {
-        var map: [CBOR: CBOR] = [1: .text(rpId), 2: .bytes(clientDataHash)]
-        if !allowList.isEmpty { map[3] = .array(allowList.map { ["id": .bytes($0), "type": "public-key"] }) }
-        return .map(map)
-    }
-
     func client(_ card: VirtualCard) throws -> (FIDO2CardClient, InProcessCardChannel) {
         let channel = InProcessCardChannel(card: card)
         let client = FIDO2CardClient(channel: channel)
@@ -46,7 +25,7 @@ struct FIDO2AppletTests {
 
     /// Registers a credential and returns its id and public key.
     func register(_ client: inout FIDO2CardClient, excludeList: [[UInt8]] = []) throws -> ([UInt8], COSEKey, AuthenticatorData) {
-        let (status, body) = try client.send(0x01, Self.makeCredential(excludeList: excludeList))
+        let (status, body) = try client.send(0x01, FIDO2Requests.makeCredential(excludeList: excludeList))
         #expect(status == 0)
         let raw = try #require(body?[2]?.bytesValue)
         let authenticatorData = try AuthenticatorData(bytes: raw)
@@ -54,7 +33,7 @@ struct FIDO2AppletTests {
         // packed self attestation, signed by the new credential over authData ‖ clientDataHash.
         #expect(body?[1]?.textValue == "packed")
         let signature = try #require(body?[3]?["sig"]?.bytesValue)
-        #expect(attested.publicKey.isValidSignature(signature, for: raw + Self.clientDataHash))
+        #expect(attested.publicKey.isValidSignature(signature, for: raw + FIDO2Requests.clientDataHash))
         return (attested.credentialId, attested.publicKey, authenticatorData)
     }
 
@@ -94,17 +73,17 @@ struct FIDO2AppletTests {
         let strangers = (0..<8).map { index in [UInt8](repeating: UInt8(index), count: 64) }
         let (credentialId, publicKey, registered) = try register(&client, excludeList: strangers)
         #expect(channel.sentCommands.contains { $0.first == 0x90 && $0[1] == 0x10 })
-        #expect(registered.rpIdHash == Array(SHA256.hash(data: Array(Self.rpId.utf8))))
+        #expect(registered.rpIdHash == Array(SHA256.hash(data: Array(FIDO2Requests.rpId.utf8))))
 
         // Discoverable: found without an allow list; the answer names the user.
         channel.clearSentCommands()
-        let (status, body) = try client.send(0x02, Self.getAssertion())
+        let (status, body) = try client.send(0x02, FIDO2Requests.getAssertion())
         #expect(status == 0)
         #expect(body?[1]?["id"]?.bytesValue == credentialId)
         #expect(body?[4]?["id"]?.bytesValue == [1, 2, 3, 4])
         let authenticatorData = try #require(body?[2]?.bytesValue)
         let signature = try #require(body?[3]?.bytesValue)
-        #expect(publicKey.isValidSignature(signature, for: authenticatorData + Self.clientDataHash))
+        #expect(publicKey.isValidSignature(signature, for: authenticatorData + FIDO2Requests.clientDataHash))
         #expect(try AuthenticatorData(bytes: authenticatorData).signCount > registered.signCount)
 
         // makeCredential's answer (authData with the key, a signature) is longer than 256 bytes:
@@ -141,7 +120,7 @@ struct FIDO2AppletTests {
         let (card, applet) = try TestCards.fido2Card()
         var (client, _) = try client(card)
         applet.presencePolicy = .timeout(milliseconds: nil)
-        let (status, _) = try client.send(0x01, Self.makeCredential(), cancelWhen: { $0 == 2 })
+        let (status, _) = try client.send(0x01, FIDO2Requests.makeCredential(), cancelWhen: { $0 == 2 })
         #expect(status == CTAPStatus.keepaliveCancel.rawValue)
         #expect(client.keepalives.contains(2))
         // The card is free again.
@@ -154,7 +133,7 @@ struct FIDO2AppletTests {
         let (card, applet) = try TestCards.fido2Card()
         var (client, _) = try client(card)
         applet.presencePolicy = .deny
-        #expect(try client.send(0x01, Self.makeCredential()).status == CTAPStatus.operationDenied.rawValue)
+        #expect(try client.send(0x01, FIDO2Requests.makeCredential()).status == CTAPStatus.operationDenied.rawValue)
     }
 
     @Test("a card reset (the key leaving the field) cancels a polled request and keeps the card usable")
@@ -163,7 +142,7 @@ struct FIDO2AppletTests {
         let (client, _) = try client(card)
         applet.presencePolicy = .timeout(milliseconds: nil)
         var request = [UInt8(0x01)]
-        Self.makeCredential(residentKey: false).encode(into: &request)
+        FIDO2Requests.makeCredential(residentKey: false).encode(into: &request)
         let first = card.process(CommandAPDU(cla: 0x80, ins: 0x10, p1: 0x80, p2: 0x00, data: request, expectedLength: 256))
         #expect(first.status == StatusWord(0x9100))
         card.reset()
@@ -235,7 +214,7 @@ struct FIDO2AppletTests {
         // Again from the file: the PIV card is the same one, the credential is still there.
         let (card, _) = try TestCards.reopening { try TestCards.fido2Card(stateFile: CardStateFile(path: path)) }
         var (client, _) = try client(card)
-        let (status, body) = try client.send(0x02, Self.getAssertion())
+        let (status, body) = try client.send(0x02, FIDO2Requests.getAssertion())
         #expect(status == 0)
         #expect(body?[1]?["id"]?.bytesValue == credentialId)
         let session = try PIVSessionProbe.serial(card)
@@ -258,7 +237,7 @@ struct FIDO2AppletTests {
         // The PIV applet, added later, starts factory-new beside it and keeps it.
         let (card, _) = try TestCards.reopening { try TestCards.fido2Card(stateFile: CardStateFile(path: path)) }
         var (client, _) = try client(card)
-        #expect(try client.send(0x02, Self.getAssertion()).status == 0)
+        #expect(try client.send(0x02, FIDO2Requests.getAssertion()).status == 0)
         let both = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         #expect(both["fido2"] != nil && both["serialNumber"] != nil)
     }

@@ -2,6 +2,7 @@ import CBOR
 import Foundation
 import ISO7816
 import SmartCard
+import SmartCardTestSupport
 import Testing
 import TestSupport
 import VirtualAuthenticator

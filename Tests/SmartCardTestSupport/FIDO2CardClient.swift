@@ -3,30 +3,34 @@ import Crypto
 import ISO7816
 import SmartCard
 
-/// The same client as Tests/SmartCardTests/FIDO2CardClient.swift (which also
-/// builds in-process cards), for the card behind pcscd, and the requests
-/// FIDO2AppletTests sends it.
+// The client and the requests both the in-process applet tests (SmartCardTests)
+// and the pcscd suite (SmartCardScenarios) send a FIDO2 card.
 
 /// The client side of CTAP over ISO 7816 (CTAP 2.1 §11.3), written from the
 /// spec for the tests: SELECT, NFCCTAP_MSG in 250-byte chained blocks (as
 /// python-fido2 sends them), GET RESPONSE for 61xx (the channel's
 /// `transmit`), and NFCCTAP_GETRESPONSE polling while the card answers 9100.
-struct FIDO2CardClient {
-    static let applicationIdentifier: [UInt8] = [0xA0, 0x00, 0x00, 0x06, 0x47, 0x2F, 0x00, 0x01]
-    let channel: any CardChannel
+package struct FIDO2CardClient {
+    package static let applicationIdentifier: [UInt8] = [0xA0, 0x00, 0x00, 0x06, 0x47, 0x2F, 0x00, 0x01]
+    package let channel: any CardChannel
     /// Set P1 bit 0x80 (python-fido2) or not (libfido2).
-    var pollsForResponse = true
+    package var pollsForResponse = true
 
     /// The keepalive status bytes the card sent with 9100, in order.
-    private(set) var keepalives: [UInt8] = []
+    package private(set) var keepalives: [UInt8] = []
 
-    func select() throws -> ResponseAPDU {
+    package init(channel: any CardChannel, pollsForResponse: Bool = true) {
+        self.channel = channel
+        self.pollsForResponse = pollsForResponse
+    }
+
+    package func select() throws -> ResponseAPDU {
         try channel.transmit(.select(applicationIdentifier: Self.applicationIdentifier))
     }
 
     /// Sends command ‖ CBOR and returns the CTAP response (status byte ‖ CBOR)
     /// once the card answers 9000; polls send the cancel P1 once `cancelWhen` holds for a keepalive status.
-    mutating func call(_ command: UInt8, _ parameters: CBOR? = nil, cancelWhen: ((UInt8) -> Bool)? = nil) throws -> [UInt8] {
+    package mutating func call(_ command: UInt8, _ parameters: CBOR? = nil, cancelWhen: ((UInt8) -> Bool)? = nil) throws -> [UInt8] {
         var request = [command]
         parameters?.encode(into: &request)
         var response = try channel.transmit(
@@ -48,7 +52,7 @@ struct FIDO2CardClient {
     }
 
     /// `call`, split into status and decoded body.
-    mutating func send(_ command: UInt8, _ parameters: CBOR? = nil,
+    package mutating func send(_ command: UInt8, _ parameters: CBOR? = nil,
                        cancelWhen: ((UInt8) -> Bool)? = nil) throws -> (status: UInt8, body: CBOR?) {
         let response = try call(command, parameters, cancelWhen: cancelWhen)
         guard let status = response.first else { throw ClientFailure("empty CTAP response") }
@@ -57,17 +61,17 @@ struct FIDO2CardClient {
     }
 }
 
-struct ClientFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct ClientFailure: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// The makeCredential and getAssertion requests of FIDO2AppletTests (Tests/SmartCardTests).
-enum FIDO2Requests {
-    static let rpId = "example.com"
-    static let clientDataHash = Array(SHA256.hash(data: Array("client data".utf8)))
+package enum FIDO2Requests {
+    package static let rpId = "example.com"
+    package static let clientDataHash = Array(SHA256.hash(data: Array("client data".utf8)))
 
-    static func makeCredential(residentKey: Bool = true, excludeList: [[UInt8]] = [],
+    package static func makeCredential(residentKey: Bool = true, excludeList: [[UInt8]] = [],
                                displayName: String = "Alice Liddell") -> CBOR {
         var map: [CBOR: CBOR] = [
             1: .bytes(clientDataHash),
@@ -80,7 +84,7 @@ enum FIDO2Requests {
         return .map(map)
     }
 
-    static func getAssertion(allowList: [[UInt8]] = []) -> CBOR {
+    package static func getAssertion(allowList: [[UInt8]] = []) -> CBOR {
         var map: [CBOR: CBOR] = [1: .text(rpId), 2: .bytes(clientDataHash)]
         if !allowList.isEmpty { map[3] = .array(allowList.map { ["id": .bytes($0), "type": "public-key"] }) }
         return .map(map)
