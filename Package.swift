@@ -298,6 +298,8 @@ let package = Package(
         .testTarget(name: "VaultTests", dependencies: ["TestSupport", "Vault", "FIDO", "VirtualAuthenticator", "Hexadecimal", crypto],
                     exclude: ["Fixtures"]),
         .testTarget(name: "TokensTests", dependencies: ["TestSupport", "Tokens"]),
+        // CTAPHID framing and the packet-device connections, read back by a decoder written from the specification.
+        .testTarget(name: "PacketDeviceTests", dependencies: ["Locking", "PacketDevice", "TestSupport"]),
 
         // MARK: Scenarios — process-level suites: our programs (agent, CLI, devserver, virtual card) and real
         // counterparts (pcscd/vpcd, dbus-daemon, sshd, Chromium, the systemd user manager, git, kubectl, docker).
