@@ -86,7 +86,7 @@ extension TokensCapability {
     /// (the same refresh, `RefreshPurpose.narrowed`).
     private func accessToken(_ params: TokenGetMethod.Params) async throws -> AccessTokenResult {
         try Self.checkAccount(params.account)
-        let minValid = params.minValid ?? 60
+        let minValid = params.minValid ?? TokenGetMethod.defaultMinValid
         guard (0...(366 * 86_400)).contains(minValid) else {
             throw AgentError(.invalidParams, "`minValid` is a number of seconds from 0 to a year")
         }
@@ -129,7 +129,7 @@ extension TokensCapability {
     /// decoding and no task. Anything else — and every error — is nil, for
     /// `accessToken` to handle.
     private func keptAnswer(_ params: TokenGetMethod.Params) -> [UInt8]? {
-        let minValid = params.minValid ?? 60
+        let minValid = params.minValid ?? TokenGetMethod.defaultMinValid
         guard params.scope == nil, params.idToken != true, (0...(366 * 86_400)).contains(minValid),
               (try? Self.checkAccount(params.account)) != nil, vault.isUnlocked,
               let kept = try? vault.withUnlockedNow({ open in

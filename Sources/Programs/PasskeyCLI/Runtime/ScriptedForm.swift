@@ -76,7 +76,7 @@ package enum ScriptedForm: Equatable {
         }
         if takesAccount {
             guard let account else { return nil }
-            self = .tokenGet(account: account, minValid: minValid ?? TokenGet.defaultMinValid, json: json, noAgent: noAgent)
+            self = .tokenGet(account: account, minValid: minValid ?? TokenGetMethod.defaultMinValid, json: json, noAgent: noAgent)
         } else {
             self = .status(json: json, noAgent: noAgent)
         }

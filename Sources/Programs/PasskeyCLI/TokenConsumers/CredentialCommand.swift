@@ -38,7 +38,7 @@ struct CredentialOptions: ParsableArguments {
     @Option(help: "The account whose token is given, whatever config.toml says.", completion: AccountNameCompletion.kind)
     var account: String?
     @Option(name: .long, help: "Seconds the token must stay valid (default 60).")
-    var minValid: Int = TokenGet.defaultMinValid
+    var minValid: Int = TokenGetMethod.defaultMinValid
     @Flag(help: "Never use the agent: run the core in this process.")
     var noAgent = false
 }

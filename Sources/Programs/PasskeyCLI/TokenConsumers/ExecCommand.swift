@@ -30,7 +30,7 @@ struct ExecCommand: Verb {
     @Option(help: "The variable that holds the token.")
     var env: String = "PASSKEY_ACCESS_TOKEN"
     @Option(name: .long, help: "Seconds the token must stay valid when COMMAND starts.")
-    var minValid: Int = TokenGet.defaultMinValid
+    var minValid: Int = TokenGetMethod.defaultMinValid
     @Argument(parsing: .postTerminator, help: "The command and its arguments, after `--`.")
     var command: [String] = []
     @OptionGroup var runOptions: RunOptions

@@ -31,11 +31,8 @@ struct TokenGet: Verb {
 
     @Argument(help: "The account name.", completion: AccountNameCompletion.kind)
     var account: String
-    /// What `--min-valid` is when not given (ScriptedForm reads the same).
-    static let defaultMinValid = 60
-
     @Option(name: .long, help: "Seconds the token must stay valid (default 60).")
-    var minValid: Int = Self.defaultMinValid
+    var minValid: Int = TokenGetMethod.defaultMinValid
     @Option(help: "Narrow the access token to these scopes (space-separated): a refresh of its own, not stored.")
     var scope: String?
     @Flag(help: "Print the ID token instead of the access token.")

@@ -1,3 +1,59 @@
+// `token.get` whole, in one file as libfido2 keeps one CTAP command per
+// file: the method and its params and result as every client and the
+// agent's handler see them, then the same request and answer read and
+// written by hand for the command scripts run in a loop.
+
+/// `token.get`: an access token that stays valid for `minValid` seconds,
+/// refreshed first when needed. The only method that returns a token.
+public enum TokenGetMethod: AgentMethod {
+    public static let name = "token.get"
+    public static let answerWait = AnswerWait.machine
+    public typealias Result = AccessTokenResult
+    /// Seconds a token must stay valid when `minValid` is not given (the CLI's `--min-valid` default too).
+    public static let defaultMinValid = 60
+
+    public struct Params: Codable, Sendable, Equatable {
+        public var account: String
+        /// Seconds the token must stay valid (default `defaultMinValid`).
+        public var minValid: Int?
+        /// Space-separated scopes to narrow the access token to: one refresh
+        /// with `scope` (RFC 6749 §6), answered without being stored.
+        public var scope: String?
+        /// Also answer the stored ID token (`idToken`).
+        public var idToken: Bool?
+
+        public init(account: String, minValid: Int? = nil, scope: String? = nil, idToken: Bool? = nil) {
+            self.account = account
+            self.minValid = minValid
+            self.scope = scope
+            self.idToken = idToken
+        }
+    }
+}
+
+public struct AccessTokenResult: Codable, Sendable, Equatable {
+    public var accessToken: String
+    public var tokenType: String
+    /// Seconds since 1970; absent when the server gave no lifetime.
+    public var expiresAt: Int64?
+    /// Whether this call refreshed the token (or joined a refresh in flight).
+    public var refreshed: Bool
+    /// The access token's scope, when the server said.
+    public var scope: String?
+    /// The ID token, only when asked for with `idToken: true`.
+    public var idToken: String?
+
+    public init(accessToken: String, tokenType: String, expiresAt: Int64?, refreshed: Bool,
+                scope: String? = nil, idToken: String? = nil) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresAt = expiresAt
+        self.refreshed = refreshed
+        self.scope = scope
+        self.idToken = idToken
+    }
+}
+
 /// `token.get`'s request and answer read and written by hand, for the one
 /// command scripts run in a loop (`passkey token get ACCOUNT`): no JSONEncoder
 /// or JSONDecoder, whose first use in a process instantiates their generic
