@@ -26,7 +26,7 @@ struct PasswordlessChapter {
         let interaction = TerminalInteraction(pins: world.pins)
         if let keyPIN = world.keyPIN, world.device == "virtual" {
             // --pin-stdin with the software authenticator: this chapter's key gets the PIN too.
-            _ = try await core.call(PINSetMethod.self, .init(device: choice, newPin: keyPIN), interaction: interaction)
+            _ = try await core.methods.call(PINSetMethod.self, .init(device: choice, newPin: keyPIN), interaction: interaction)
         }
         let registerToken: String
         do {
@@ -37,7 +37,7 @@ struct PasswordlessChapter {
 
         say.step("Client: passkey register --token register_…  (\(world.device == "virtual" ? "the software authenticator" : world.device))")
         say.detail("/register/begin → makeCredential on the key (resident key, user verified) → /register/complete")
-        let registration = try await core.call(PasskeyRegisterMethod.self,
+        let registration = try await core.methods.call(PasskeyRegisterMethod.self,
                                                .init(token: registerToken, nickname: "demo key", server: serverChoice,
                                                      device: choice, pin: world.keyPIN, interactive: interaction.canAnswer),
                                                interaction: interaction)
@@ -45,7 +45,7 @@ struct PasswordlessChapter {
         try await verify(registration.token, backend: backend, proves: "attestation checked, credential stored")
 
         say.step("Client: passkey signin --discoverable  (no name given: the key offers its passkey)")
-        let signIn = try await core.call(PasskeySignInMethod.self,
+        let signIn = try await core.methods.call(PasskeySignInMethod.self,
                                          .init(discoverable: true, server: serverChoice, device: choice,
                                                pin: world.keyPIN, interactive: interaction.canAnswer),
                                          interaction: interaction)

@@ -21,7 +21,7 @@ import TestSupport
     }
 
     static func status(_ core: AgentCore) throws -> AgentStatus {
-        let answer = try #require(try core.dispatchQuick(method: AgentStatusMethod.name, params: nil))
+        let answer = try #require(try core.methods.dispatchQuick(method: AgentStatusMethod.name, params: nil))
         return try JSONDecoder().decode(AgentStatus.self, from: Data(answer))
     }
 
@@ -31,25 +31,25 @@ import TestSupport
         let interaction = SilentInteraction()
         #expect(try Self.status(core).vault == VaultLockState(initialized: false, locked: true, unlockedWith: nil))
 
-        _ = try await core.call(VaultInitMethod.self, VaultSlotParams(slot: "fido2", device: DeviceChoice(device: "virtual")), interaction: interaction)
+        _ = try await core.methods.call(VaultInitMethod.self, VaultSlotParams(slot: "fido2", device: DeviceChoice(device: "virtual")), interaction: interaction)
         #expect(try Self.status(core).vault == VaultLockState(initialized: true, locked: false, unlockedWith: 1))
 
         let token: JSONValue = .object(["access_token": .string("AT-core"), "token_type": .string("Bearer"), "expires_in": .number(3600),
                                         "issuer": .string("http://127.0.0.1:9"), "client_id": .string("cli"),
                                         "token_endpoint": .string("http://127.0.0.1:9/token")])
-        _ = try await core.dispatch(method: TokenPutMethod.name, params: .object(["account": .string("core"), "token": token]), interaction: interaction)
-        let typed = try await core.call(TokenGetMethod.self, .init(account: "core"), interaction: interaction)
+        _ = try await core.methods.dispatch(method: TokenPutMethod.name, params: .object(["account": .string("core"), "token": token]), interaction: interaction)
+        let typed = try await core.methods.call(TokenGetMethod.self, .init(account: "core"), interaction: interaction)
         #expect(typed.accessToken == "AT-core")
         let line = Array(try #require(TokenGetWire.request(id: 3, account: "core", minValid: 60)).dropLast())
-        let fast = try #require(core.dispatchFast(line: line))
+        let fast = try #require(core.methods.dispatchFast(line: line))
         #expect(try JSONDecoder().decode(AccessTokenResult.self, from: Data(fast.result)) == typed)
 
-        let locked = try #require(try core.dispatchQuick(method: AgentLockMethod.name, params: nil))
+        let locked = try #require(try core.methods.dispatchQuick(method: AgentLockMethod.name, params: nil))
         #expect(try JSONDecoder().decode(LockResult.self, from: Data(locked)) == LockResult(locked: true, wasUnlocked: true))
         #expect(try Self.status(core).vault == VaultLockState(initialized: true, locked: true, unlockedWith: nil))
-        #expect(core.dispatchFast(line: line) == nil)
+        #expect(core.methods.dispatchFast(line: line) == nil)
         do {
-            _ = try await core.call(TokenGetMethod.self, .init(account: "core"), interaction: interaction)
+            _ = try await core.methods.call(TokenGetMethod.self, .init(account: "core"), interaction: interaction)
             Issue.record("a locked vault answered token.get")
         } catch {
             #expect(error.kind == .locked)
@@ -83,7 +83,7 @@ import TestSupport
     @Test("devices.list of the software key reports it without creating its state file")
     func devicesListLooksOnly() async throws {
         let (core, _) = try Self.core()
-        let list = try await core.call(DevicesListMethod.self, DeviceChoice(device: "virtual"), interaction: SilentInteraction())
+        let list = try await core.methods.call(DevicesListMethod.self, DeviceChoice(device: "virtual"), interaction: SilentInteraction())
         let report = try #require(list.devices.first)
         #expect(list.devices.count == 1 && report.software && report.path == "virtual" && report.error == nil)
         #expect(report.aaguid == "6f4d2a1e9c3b4e578a602b7d1c5e9f03" && !report.pinSet)

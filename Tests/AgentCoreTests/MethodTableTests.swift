@@ -43,9 +43,9 @@ import TestSupport
     func unknownMethod() async throws {
         let (core, _) = try Self.core()
         #expect(core.methods.answerWait(method: "no.such.method") == .person)
-        await #expect(throws: AgentError.self) { try await core.dispatch(method: "no.such.method", params: nil, interaction: NoInteraction()) }
+        await #expect(throws: AgentError.self) { try await core.methods.dispatch(method: "no.such.method", params: nil, interaction: NoInteraction()) }
         do {
-            _ = try await core.dispatch(method: "no.such.method", params: nil, interaction: NoInteraction())
+            _ = try await core.methods.dispatch(method: "no.such.method", params: nil, interaction: NoInteraction())
         } catch {
             #expect(error.kind == .methodNotFound)
         }
@@ -58,7 +58,7 @@ import TestSupport
             let quick = try core.methods.dispatchQuick(method: name, params: nil)
             #expect((quick != nil) == (core.methods.answerWait(method: name) == .nothing), "\(name)")
         }
-        let status = try #require(try core.dispatchQuick(method: AgentStatusMethod.name, params: nil))
+        let status = try #require(try core.methods.dispatchQuick(method: AgentStatusMethod.name, params: nil))
         let decoded = try JSONDecoder().decode(AgentStatusMethod.Result.self, from: Data(status))
         #expect(!decoded.version.isEmpty && !decoded.agentRunning)
     }

@@ -2,7 +2,6 @@ import AgentProtocol
 import HTTPTransport
 import Locking
 import Settings
-import Synchronization
 
 /// What every capability of the agent shares: where its files are, the
 /// settings in force (config.toml, re-read when it changes), the
@@ -25,7 +24,8 @@ public final class AgentRuntime: Sendable {
     package let started = ContinuousClock.now
     /// Each login account's settings (issuer, client, scopes, subject): tokens refresh by them, logins write them.
     package let accounts: AccountSettingsStore
-    private let inFlight = Atomic<Int>(0)
+    /// Requests running now: the method table counts them.
+    package let requests = RequestCount()
     private let lazyHTTP = Locked<HTTPTransport?>(nil)
 
     package init(environment: [String: String], runningAsAgent: Bool) throws(AgentError) {
@@ -48,7 +48,5 @@ public final class AgentRuntime: Sendable {
         }
     }
 
-    package func beginRequest() { inFlight.add(1, ordering: .relaxed) }
-    package func endRequest() { inFlight.subtract(1, ordering: .relaxed) }
-    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+    public var requestsInFlight: Int { requests.current }
 }

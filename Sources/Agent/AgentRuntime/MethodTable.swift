@@ -2,6 +2,7 @@ import AgentProtocol
 import DecodingErrors
 import FoundationEssentials
 import Interaction
+import Synchronization
 
 /// The methods the core serves, by name. The socket server dispatches JSON
 /// through `dispatch`; the in-process CLI calls the same handlers typed,
@@ -25,8 +26,11 @@ public final class MethodTable: Sendable {
     private let quick: [String: QuickHandler]
     private let fast: [FastPath]
     private let typed: [ObjectIdentifier: any Sendable]
+    /// Requests running now, counted by each way in below: the idle timeout waits for none.
+    private let inFlight: RequestCount
 
-    package init(_ build: (inout Builder) -> Void) {
+    package init(counting inFlight: RequestCount = RequestCount(), _ build: (inout Builder) -> Void) {
+        self.inFlight = inFlight
         var builder = Builder()
         build(&builder)
         json = builder.json
@@ -117,12 +121,16 @@ public final class MethodTable: Sendable {
         guard let handler = json[method] else {
             throw AgentError(.methodNotFound, "unknown method \(method)")
         }
+        inFlight.begin()
+        defer { inFlight.end() }
         return try await handler(params, interaction).get()
     }
 
     /// Answers a quick method at once with its result as JSON; nil when `method` is not a quick one.
     public func dispatchQuick(method: String, params: JSONValue?) throws(AgentError) -> [UInt8]? {
         guard let handler = quick[method] else { return nil }
+        inFlight.begin()
+        defer { inFlight.end() }
         return try handler(params).get()
     }
 
@@ -130,6 +138,8 @@ public final class MethodTable: Sendable {
     /// already encoded; nil when no fast path reads the line or none can
     /// answer it at once.
     public func dispatchFast(line: [UInt8]) -> (id: RPCID, result: [UInt8])? {
+        inFlight.begin()
+        defer { inFlight.end() }
         for path in fast { if let answer = path(line) { return answer } }
         return nil
     }
@@ -140,8 +150,22 @@ public final class MethodTable: Sendable {
         guard let handler = typed[ObjectIdentifier(method)] as? TypedHandler<M> else {
             throw AgentError(.methodNotFound, "unknown method \(M.name)")
         }
+        inFlight.begin()
+        defer { inFlight.end() }
         return try await handler.run(params, interaction).get()
     }
+}
+
+/// How many requests a method table is running now. The runtime holds it,
+/// so `agent.status` can say it, and hands it to the table, which counts.
+public final class RequestCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    public init() {}
+
+    public var current: Int { count.load(ordering: .relaxed) }
+    fileprivate func begin() { count.add(1, ordering: .relaxed) }
+    fileprivate func end() { count.subtract(1, ordering: .relaxed) }
 }
 
 private func decode<M: AgentMethod>(_ method: M.Type, _ params: JSONValue?) -> Result<M.Params, AgentError> {

@@ -134,7 +134,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         // forward (its requests are confirmed first, in a task), and not
         // ahead of this client's earlier requests.
         if forward == nil, state.holdsNoTurn, line.count <= TokenGetWire.maxRequestBytes,
-           let answer = core.dispatchFast(line: Array(line)) {
+           let answer = core.methods.dispatchFast(line: Array(line)) {
             state.respond(id: answer.id, encodedResult: answer.result)
             return
         }
@@ -166,7 +166,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         do {
             if let forward { logger.info("forwarded request", metadata: forwardMetadata(request, forward)) }
-            if let result = try core.dispatchQuick(method: request.method, params: request.params) {
+            if let result = try core.methods.dispatchQuick(method: request.method, params: request.params) {
                 state.respond(id: id, encodedResult: result)
                 return
             }
@@ -193,7 +193,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
                 do throws(AgentError) {
                     // Asked at the agent's own desktop: the far end of a forward cannot answer for itself.
                     try await forward?.confirm(method: request.method, params: request.params, interaction: DesktopInteraction())
-                    outcome = .success(try await core.dispatch(method: request.method, params: request.params, interaction: interaction))
+                    outcome = .success(try await core.methods.dispatch(method: request.method, params: request.params, interaction: interaction))
                 } catch {
                     outcome = .failure(error)
                 }

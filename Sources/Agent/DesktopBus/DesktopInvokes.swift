@@ -48,7 +48,7 @@ final class DesktopInvokes: Sendable {
         let interaction = DesktopInteraction(environment: environment)
         logger.info("D-Bus: opening \(shown)")
         do throws(AgentError) {
-            let result = try await core.call(InvokeMethod.self, .init(url: uri, interactive: true), interaction: interaction)
+            let result = try await core.methods.call(InvokeMethod.self, .init(url: uri, interactive: true), interaction: interaction)
             logger.notice("D-Bus: \(shown): \(Self.describe(result))")
         } catch {
             logger.error("D-Bus: \(shown) failed: \(error.message)")

@@ -12,7 +12,7 @@ struct LocalCore: InProcessCore {
 
     func call<M: AgentMethod>(_ method: M.Type, _ params: M.Params,
                               interaction: any UserInteraction) async throws(AgentError) -> M.Result {
-        try await core.call(method, params, interaction: interaction)
+        try await core.methods.call(method, params, interaction: interaction)
     }
 }
 
