@@ -243,6 +243,9 @@ let package = Package(
         // Test support shared by the test targets: the harness plus what needs Foundation or the
         // WebAuthn model (JSON answers, the software authenticator, fixtures).
         .target(name: "TestSupport", dependencies: ["Harness", "WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
+        // The capability tests' common ground: the runtime, devices and vault composed as CoreServices does, in a temporary home.
+        .target(name: "CapabilityTestSupport", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "AgentVault", "Harness", "Interaction", "Locking"],
+                path: "Tests/CapabilityTestSupport"),
         // The devserver's test clients (passwordless, OAuth, BI, IDX) over loopback HTTP, in process or against the program:
         // shared by DevServerTests and DevServerScenarios.
         .target(name: "DevServerTestSupport", dependencies: ["Base64", "Locking", "TestSupport", "DevServer", "DevServerBase", "IDXDevServer", "WebAuthn", jwtKit, crypto],
@@ -277,14 +280,14 @@ let package = Package(
         // AgentCore's method table called in-process: no socket, no child process.
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentRuntime", "TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),
         // Each capability on its own, composed over what it needs as CoreServices composes it, through its methods in-process.
-        .testTarget(name: "AgentTokensTests", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault", "Harness",
+        .testTarget(name: "AgentTokensTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault", "Harness",
                                                        "Interaction", "Locking", "Settings", "TestSupport", "Tokens"]),
-        .testTarget(name: "AgentVaultTests", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "AgentVault", "Harness", "Interaction", "Locking",
+        .testTarget(name: "AgentVaultTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentVault", "Harness", "Interaction", "Locking",
                                                       "TestSupport"]),
-        .testTarget(name: "AgentDevicesTests", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "Harness", "Interaction", "Locking",
+        .testTarget(name: "AgentDevicesTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "Harness", "Interaction", "Locking",
                                                         "TestSupport", "WebAuthn"]),
         // Login against the devserver's authorization server, in this process.
-        .testTarget(name: "AgentLoginTests", dependencies: ["AgentDevices", "AgentLogin", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault",
+        .testTarget(name: "AgentLoginTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentLogin", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault",
                                                       "DevServer", "HTTPTransport", "Harness", "Interaction", "Locking", "Settings", "TestSupport",
                                                       logging]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),

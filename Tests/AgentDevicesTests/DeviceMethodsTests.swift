@@ -1,6 +1,7 @@
 import AgentDevices
 import AgentProtocol
 import AgentRuntime
+import CapabilityTestSupport
 import Foundation
 import Harness
 import Interaction
@@ -14,18 +15,18 @@ import WebAuthn
 /// libfido2 (its state in a temporary home), judged by the WebAuthn
 /// relying-party verifier.
 @Suite(.ownThreads) struct DeviceMethodsTests {
-    /// The devices capability alone over a runtime in a fresh home.
+    /// The devices capability's methods alone, over a `CapabilityStack` in a fresh home.
     final class Devices: Sendable {
-        let harness: AgentHarness
-        let runtime: AgentRuntime
+        let stack: CapabilityStack
         let methods: MethodTable
-        let interaction = RecordingInteraction()
+        var harness: AgentHarness { stack.harness }
+        var runtime: AgentRuntime { stack.runtime }
+        var interaction: RecordingInteraction { stack.interaction }
 
         init() throws {
-            harness = try AgentHarness()
-            runtime = try AgentRuntime(environment: harness.environment, runningAsAgent: false)
-            let devices = DevicesCapability(runtime: runtime)
-            methods = MethodTable { table in devices.register(into: &table) }
+            let stack = try CapabilityStack()
+            self.stack = stack
+            methods = MethodTable { table in stack.devices.register(into: &table) }
         }
     }
 
@@ -139,29 +140,4 @@ import WebAuthn
         #expect(deleted == DeletedCredential(credentialId: created.id, deleted: true))
         #expect(try await call.call(CredentialsListMethod.self, .init(device: Self.key, pin: "654321"), interaction: interaction).credentials.isEmpty)
     }
-}
-
-/// The error a call threw, for `#expect` on its kind and details.
-func agentError(_ body: () async throws -> some Any) async -> AgentError? {
-    do {
-        _ = try await body()
-        return nil
-    } catch let error as AgentError {
-        return error
-    } catch {
-        return AgentError(.internal, "not an AgentError: \(error)")
-    }
-}
-
-/// A client that answers no question: it records the progress it is told;
-/// a question (a PIN, an account, a confirmation) is refused.
-final class RecordingInteraction: UserInteraction {
-    private let stages = Locked<[ProgressStage]>([])
-
-    var progressSeen: [ProgressStage] { stages.withLock { $0 } }
-
-    func progress(_ stage: ProgressStage) { stages.withLock { $0.append(stage) } }
-    func pin(_ request: PINRequest) async throws -> String { throw AgentError(.cancelled, "this test answers no PIN question") }
-    func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int { throw AgentError(.cancelled, "this test chooses no account") }
-    func confirm(_ request: ConfirmationRequest) async throws -> Bool { false }
 }

@@ -4,47 +4,41 @@ import AgentProtocol
 import AgentRuntime
 import AgentTokens
 import AgentVault
+import CapabilityTestSupport
 import DevServer
 import Harness
 import Interaction
 import Locking
 import Logging
 
-/// The login capability over what it needs — the runtime, the devices, the
-/// vault and the tokens — composed as AgentCore's `CoreServices` composes
-/// it, with the methods of all four in one `MethodTable`, in-process, in a
-/// fresh temporary home. No browser: a test plays the person at the provider.
+/// The login capability over what it needs (a `CapabilityStack`, and the
+/// tokens), with the methods of the vault, the tokens and the login in one
+/// `MethodTable`, in-process. No browser: a test plays the person at the provider.
 final class LoginCapabilities: Sendable {
-    let harness: AgentHarness
-    let runtime: AgentRuntime
-    let vault: VaultCapability
+    let stack: CapabilityStack
     let tokens: TokensCapability
     let login: LoginCapability
     let methods: MethodTable
-    let interaction = RecordingInteraction()
+    var harness: AgentHarness { stack.harness }
+    var runtime: AgentRuntime { stack.runtime }
+    var vault: VaultCapability { stack.vault }
+    var interaction: RecordingInteraction { stack.interaction }
 
     init() throws {
-        harness = try AgentHarness()
-        runtime = try AgentRuntime(environment: harness.environment, runningAsAgent: false)
-        let devices = DevicesCapability(runtime: runtime)
-        let vault = VaultCapability(runtime: runtime, devices: devices)
-        let tokens = TokensCapability(runtime: runtime, vault: vault)
-        let login = LoginCapability(runtime: runtime, devices: devices, vault: vault, tokens: tokens)
-        self.vault = vault
+        let stack = try CapabilityStack()
+        let tokens = TokensCapability(runtime: stack.runtime, vault: stack.vault)
+        let login = LoginCapability(runtime: stack.runtime, devices: stack.devices, vault: stack.vault, tokens: tokens)
+        self.stack = stack
         self.tokens = tokens
         self.login = login
         methods = MethodTable { table in
-            vault.register(into: &table)
+            stack.vault.register(into: &table)
             tokens.register(into: &table)
             login.register(into: &table)
         }
     }
 
-    /// Creates the vault with a `fido2` slot on the software authenticator; it stays unlocked.
-    func initializeVault() async throws {
-        _ = try await methods.call(VaultInitMethod.self, VaultSlotParams(slot: "fido2", device: DeviceChoice(device: "virtual")),
-                                   interaction: interaction)
-    }
+    func initializeVault() async throws { try await stack.initializeVault() }
 
     func begin(_ params: LoginBeginMethod.Params) async throws -> LoginStarted {
         try await methods.call(LoginBeginMethod.self, params, interaction: interaction)
@@ -63,36 +57,5 @@ func withDevServer<T>(_ body: (RunningDevServer) async throws -> T) async throws
     } catch {
         await server.shutdown()
         throw error
-    }
-}
-
-/// The error a call threw, for `#expect` on its kind and details.
-func agentError(_ body: () async throws -> some Any) async -> AgentError? {
-    do {
-        _ = try await body()
-        return nil
-    } catch let error as AgentError {
-        return error
-    } catch {
-        return AgentError(.internal, "not an AgentError: \(error)")
-    }
-}
-
-/// A client that answers no question: it records the progress it is told
-/// and the confirmations it was asked for, and says no to each; a PIN or an
-/// account choice is refused.
-final class RecordingInteraction: UserInteraction {
-    private let stages = Locked<[ProgressStage]>([])
-    private let confirmations = Locked<[ConfirmationRequest]>([])
-
-    var progressSeen: [ProgressStage] { stages.withLock { $0 } }
-    var confirmationsAsked: [ConfirmationRequest] { confirmations.withLock { $0 } }
-
-    func progress(_ stage: ProgressStage) { stages.withLock { $0.append(stage) } }
-    func pin(_ request: PINRequest) async throws -> String { throw AgentError(.cancelled, "this test answers no PIN question") }
-    func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int { throw AgentError(.cancelled, "this test chooses no account") }
-    func confirm(_ request: ConfirmationRequest) async throws -> Bool {
-        confirmations.withLock { $0.append(request) }
-        return false
     }
 }

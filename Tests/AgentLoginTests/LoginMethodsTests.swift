@@ -1,5 +1,6 @@
 import AgentProtocol
 import AgentRuntime
+import CapabilityTestSupport
 import Foundation
 import Harness
 import HTTPTransport

@@ -3,53 +3,38 @@ import AgentProtocol
 import AgentRuntime
 import AgentTokens
 import AgentVault
+import CapabilityTestSupport
 import Harness
 import Interaction
 import Locking
 import Tokens
 
-/// The token capability over exactly what it needs — the runtime, the
-/// devices (a `fido2` slot's key) and the vault — composed as AgentCore's
-/// `CoreServices` composes them, in a fresh temporary home: the capability
-/// tested on its own, through its methods in a `MethodTable`, in-process.
-/// The vault is real (its files in the home), opened by the software
-/// authenticator through libfido2.
+/// The token capability over exactly what it needs (the runtime, the
+/// devices and the vault: a `CapabilityStack`), tested on its own through
+/// its methods in a `MethodTable`, in-process.
 final class TokenCapabilities: Sendable {
-    let harness: AgentHarness
-    let runtime: AgentRuntime
-    let vault: VaultCapability
+    let stack: CapabilityStack
     let tokens: TokensCapability
     let methods: MethodTable
-    let interaction = RecordingInteraction()
+    var harness: AgentHarness { stack.harness }
+    var runtime: AgentRuntime { stack.runtime }
+    var vault: VaultCapability { stack.vault }
+    var interaction: RecordingInteraction { stack.interaction }
 
     init() throws {
-        harness = try AgentHarness()
-        runtime = try AgentRuntime(environment: harness.environment, runningAsAgent: false)
-        let devices = DevicesCapability(runtime: runtime)
-        let vault = VaultCapability(runtime: runtime, devices: devices)
-        let tokens = TokensCapability(runtime: runtime, vault: vault)
-        self.vault = vault
+        let stack = try CapabilityStack()
+        let tokens = TokensCapability(runtime: stack.runtime, vault: stack.vault)
+        self.stack = stack
         self.tokens = tokens
         methods = MethodTable { table in
-            vault.register(into: &table)
+            stack.vault.register(into: &table)
             tokens.register(into: &table)
         }
     }
 
-    /// Creates the vault with a `fido2` slot on the software authenticator; it stays unlocked.
-    func initializeVault() async throws {
-        _ = try await methods.call(VaultInitMethod.self, VaultSlotParams(slot: "fido2", device: DeviceChoice(device: "virtual")),
-                                   interaction: interaction)
-    }
-
-    func unlock() async throws {
-        _ = try await methods.call(AgentUnlockMethod.self, VaultSlotParams(slot: "fido2", device: DeviceChoice(device: "virtual")),
-                                   interaction: interaction)
-    }
-
-    func lock() async throws {
-        _ = try await methods.call(AgentLockMethod.self, NoParams(), interaction: interaction)
-    }
+    func initializeVault() async throws { try await stack.initializeVault() }
+    func unlock() async throws { try await stack.unlock() }
+    func lock() async throws { try await stack.lock() }
 
     /// `token.put` of an OAuth token response refreshed at `endpoint` by client `cli`.
     @discardableResult
@@ -80,29 +65,4 @@ final class TokenCapabilities: Sendable {
         let afterScheme = url.dropFirst("http://".count)
         return "http://" + afterScheme.prefix { $0 != "/" }
     }
-}
-
-/// The error a call threw, for `#expect` on its kind and details.
-func agentError(_ body: () async throws -> some Any) async -> AgentError? {
-    do {
-        _ = try await body()
-        return nil
-    } catch let error as AgentError {
-        return error
-    } catch {
-        return AgentError(.internal, "not an AgentError: \(error)")
-    }
-}
-
-/// A client that answers no question: it records the progress it is told,
-/// and a question (a PIN, an account, a confirmation) is a test failure.
-final class RecordingInteraction: UserInteraction {
-    private let stages = Locked<[ProgressStage]>([])
-
-    var progressSeen: [ProgressStage] { stages.withLock { $0 } }
-
-    func progress(_ stage: ProgressStage) { stages.withLock { $0.append(stage) } }
-    func pin(_ request: PINRequest) async throws -> String { throw AgentError(.cancelled, "this test answers no PIN question") }
-    func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int { throw AgentError(.cancelled, "this test chooses no account") }
-    func confirm(_ request: ConfirmationRequest) async throws -> Bool { false }
 }

@@ -1,6 +1,7 @@
 import AgentProtocol
 import AgentRuntime
 import AgentTokens
+import CapabilityTestSupport
 import Foundation
 import Harness
 import Testing
