@@ -4,7 +4,8 @@ import TestSupport
 
 /// scripts/manpage's page for the built passkey: its FILES place the vault
 /// where `vault init` really puts it, its ENVIRONMENT names the variables
-/// passkey reads (BROWSER, PASSKEY_PINENTRY, PCSCLITE_CSOCK_NAME), and its
+/// passkey reads (BROWSER, PASSKEY_PINENTRY, PCSCLITE_CSOCK_NAME, kubectl's
+/// KUBERNETES_EXEC_INFO) and the one it sets (PASSKEY_ACCESS_TOKEN), and its
 /// EXIT STATUS has every status of `passkey --help`.
 @Suite(.ownThreads) struct ManPageTests {
     @Test func filesEnvironmentAndExitStatusesMatchTheProgram() throws {
@@ -19,7 +20,8 @@ import TestSupport
             return String(rest[..<(rest.range(of: "\n.SH ")?.lowerBound ?? rest.endIndex)])
         }
         let environment = section("ENVIRONMENT"), files = section("FILES"), statuses = section("EXIT STATUS")
-        for variable in ["PASSKEY_AGENT_SOCK", "BROWSER", "PASSKEY_PINENTRY", "PCSCLITE_CSOCK_NAME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"] {
+        for variable in ["PASSKEY_AGENT_SOCK", "BROWSER", "PASSKEY_PINENTRY", "PCSCLITE_CSOCK_NAME", "XDG_DATA_HOME", "XDG_CONFIG_HOME",
+                         "KUBERNETES_EXEC_INFO", "PASSKEY_ACCESS_TOKEN"] {
             #expect(environment.contains(".B \(variable)\n"), "ENVIRONMENT lacks \(variable)")
         }
         #expect(files.contains(".I ~/.local/share/passkey-agent/vault/\n"), "\(files)")
