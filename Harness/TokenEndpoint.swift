@@ -1,9 +1,3 @@
-import Locking
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A real OAuth 2.0 token endpoint on loopback, in the caller's process. It
 /// answers the refresh_token grant strictly, as an identity server that
 /// rotates refresh tokens does: a refresh token is good once, each answer
@@ -25,17 +19,18 @@ public final class TokenEndpoint: Sendable {
             var stopped = false
         }
 
-        let state: Locked<State>
+        /// Signalled: a request held at the gate waits for the change that opens it (or stops the server).
+        let state: Signalled<State>
         let expiresIn: Int
 
         init(refreshToken: String, expiresIn: Int) {
-            state = Locked(State(currentRefreshToken: refreshToken))
+            state = Signalled(State(currentRefreshToken: refreshToken))
             self.expiresIn = expiresIn
         }
 
         func answer(_ fields: [String: String]) -> LoopbackFormServer.Answer {
             state.withLock { $0.requests.append(fields) }
-            while !state.withLock({ $0.gateOpen || $0.stopped }) { usleep(20_000) }
+            state.wait { $0.gateOpen || $0.stopped }
             return state.withLock { state in
                 guard fields["grant_type"] == "refresh_token", fields["client_id"] == "cli" else {
                     state.refused += 1

@@ -17,8 +17,8 @@ import VirtualAuthenticator
     /// Runs `body` on a plain thread (the test runner's cooperative threads
     /// may be busy) and reports its outcome once it ends.
     final class Worker: Sendable {
-        private let outcome = Locked<Result<Void, FIDOError>?>(nil)
-        let stages = Locked<[ProgressStage]>([])
+        private let outcome = Signalled<Result<Void, FIDOError>?>(nil)
+        let stages = Signalled<[ProgressStage]>([])
 
         init(_ body: @escaping @Sendable (Worker) throws(FIDOError) -> Void) {
             let thread = Thread { [self] in
@@ -37,14 +37,12 @@ import VirtualAuthenticator
         /// Waits until the key asked for a touch (a bound only so a broken
         /// build fails instead of hanging).
         func waitForTouch() {
-            let clock = ContinuousClock(), start = clock.now
-            while !stages.withLock({ $0.contains(.touch) }) && clock.now - start < .seconds(20) { usleep(5_000) }
+            stages.wait(within: .seconds(20)) { $0.contains(.touch) }
         }
 
         /// The outcome, or nil if the request has not ended within 20 s.
         func waitForOutcome() -> Result<Void, FIDOError>? {
-            let clock = ContinuousClock(), start = clock.now
-            while outcome.withLock({ $0 }) == nil && clock.now - start < .seconds(20) { usleep(5_000) }
+            outcome.wait(within: .seconds(20)) { $0 != nil }
             return outcome.withLock { $0 }
         }
     }
@@ -73,18 +71,26 @@ import VirtualAuthenticator
     /// other on one handle, while other handles are freed meanwhile (as the
     /// previous request's handle is released on a dispatch thread). No
     /// request loses its answer. (Handles are opened first: opening sends
-    /// requests of its own, which a busy key refuses.)
+    /// requests of its own, which a busy key refuses.) The other thread
+    /// frees four handles as each of the 50 requests starts, so the frees
+    /// land among the requests rather than all before the first.
     @Test func requestsSucceedWhileOtherHandlesAreFreed() throws {
         let key = try VirtualKey()
         let others = Locked<[FIDODevice]>(try (0..<200).map { _ in try key.reopened() })
+        let requestsStarted = Signalled(0)
         let device = key.device, request = self.request
         let churn = Worker { _ throws(FIDOError) in
+            var freed = 0
             while let handle = others.withLock({ $0.popLast() }) {
+                // Handles 4n…4n+3 go once request n has started (the bound: a
+                // request that failed and ended the test leaves no thread behind).
+                requestsStarted.wait(within: .seconds(60)) { $0 > freed / 4 }
                 withExtendedLifetime(handle) {}  // the last reference: fido_dev_close now
-                usleep(500)
+                freed += 1
             }
         }
-        for _ in 0..<50 {
+        for number in 0..<50 {
+            requestsStarted.withLock { $0 = number + 1 }
             let credential = try device.makeCredential(request, timeout: .seconds(8))
             #expect(!credential.credentialId.isEmpty)
         }

@@ -97,14 +97,15 @@ import WebAuthn
             let card = try ScriptedFIDOCard()
             let device = try open(card)
             card.change { $0.waitForever = true; $0.honoursCancel = honours }
-            let heard = Locked(false)
+            let (taps, heard) = AsyncStream.makeStream(of: Void.self)
             let task = Task {
-                try await device.perform { device throws(FIDOError) in
+                defer { heard.finish() }  // a request that ends without asking ends the wait too
+                return try await device.perform { device throws(FIDOError) in
                     try device.makeCredential(MakeCredentialRequest(clientDataHash: hash("r"), rpId: "example.org", userId: [1], userName: "a"),
-                                              timeout: .seconds(30), progress: { if $0 == .tap { heard.withLock { $0 = true } } })
+                                              timeout: .seconds(30), progress: { if $0 == .tap { heard.yield() } })
                 }
             }
-            while !heard.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+            for await _ in taps { break }  // the card asked for a tap
             task.cancel()
             let error = await #expect(throws: FIDOError.self) { try await task.value }
             #expect(error == .cancelled, "card honours cancel: \(honours)")

@@ -31,8 +31,8 @@ import VirtualAuthenticator
     /// two cooperative threads may be busy with other tests.)
     @Test func waitingForTouchReportsProgressAndCancels() throws {
         let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
-        let stages = Locked<[ProgressStage]>([])
-        let outcome = Locked<(error: FIDOError?, at: ContinuousClock.Instant)?>(nil)
+        let stages = Signalled<[ProgressStage]>([])
+        let outcome = Signalled<(error: FIDOError?, at: ContinuousClock.Instant)?>(nil)
         let device = key.device, request = self.request
         let worker = Thread {
             do throws(FIDOError) {
@@ -44,12 +44,11 @@ import VirtualAuthenticator
         }
         worker.start()
         let clock = ContinuousClock()
-        let start = clock.now
-        while !stages.withLock({ $0.contains(.touch) }) && clock.now - start < .seconds(10) { usleep(10_000) }
+        stages.wait(within: .seconds(10)) { $0.contains(.touch) }
         #expect(stages.withLock { $0 }.contains(.touch), "the key asked for a touch")
         let cancelledAt = clock.now
         device.cancel()
-        while outcome.withLock({ $0 }) == nil && clock.now - cancelledAt < .seconds(10) { usleep(5_000) }
+        outcome.wait(within: .seconds(10)) { $0 != nil }
         let ended = try #require(outcome.withLock { $0 })
         #expect(ended.error == .cancelled)
         #expect(ended.at - cancelledAt < .seconds(1))
@@ -60,14 +59,15 @@ import VirtualAuthenticator
     /// Cancelling the task that awaits `perform` cancels the request on the key.
     @Test func cancellingTheTaskCancelsTheRequest() async throws {
         let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
-        let asked = Locked(false)
+        let (touchRequests, asked) = AsyncStream.makeStream(of: Void.self)
         let device = key.device, request = self.request
         let task = Task {
-            try await device.perform { device throws(FIDOError) in
-                try device.makeCredential(request, progress: { if $0 == .touch { asked.withLock { $0 = true } } })
+            defer { asked.finish() }  // a request that ends without asking ends the wait too
+            return try await device.perform { device throws(FIDOError) in
+                try device.makeCredential(request, progress: { if $0 == .touch { asked.yield() } })
             }
         }
-        while !asked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+        for await _ in touchRequests { break }  // the key asked for a touch
         task.cancel()
         await #expect(throws: FIDOError.cancelled) { try await task.value }
     }

@@ -1,6 +1,7 @@
 import ISO7816
 import Logging
 import SmartCard
+import TestSupport
 import VirtualCard
 #if canImport(Glibc)
 import Glibc
@@ -64,17 +65,41 @@ enum TestCards {
     /// of. Its flock can outlive that card for a moment: a child another
     /// test spawns at that instant holds a copy of every descriptor between
     /// clone and exec (close-on-exec or closefrom act only then), and the
-    /// lock goes with the last copy. So "another passkey-vcard is using it"
-    /// is asked again for up to 5 s; anything else, or a lock still held
-    /// then, is thrown as it is.
+    /// lock goes with the last copy. So on "another passkey-vcard is using
+    /// it" this waits for the lock to be let go and asks again, for up to
+    /// 5 s in all; anything else, or a lock still held then, is thrown as it is.
     static func reopening<Card>(_ open: () throws -> Card) throws -> Card {
         let deadline = ContinuousClock.now + .seconds(5)
         while true {
             do { return try open() } catch let error as VirtualCardError {
-                guard case .stateFile(_, let reason) = error, reason.hasPrefix("another passkey-vcard is using it"),
-                      ContinuousClock.now < deadline else { throw error }
-                usleep(10_000)
+                guard case .stateFile(let path, let reason) = error, reason.hasPrefix("another passkey-vcard is using it"),
+                      waitUntilReleased(lockFile: path + ".lock", before: deadline) else { throw error }
             }
         }
+    }
+
+    /// Waits for whoever holds the flock on `lockFile` to let it go: a
+    /// blocking flock of our own, taken and given back at once, on a thread
+    /// of its own so that the wait has a bound. False if the lock was still
+    /// held at `deadline` (that thread then waits on, detached) or could not be waited for.
+    private static func waitUntilReleased(lockFile: String, before deadline: ContinuousClock.Instant) -> Bool {
+        let descriptor = Glibc.open(lockFile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        let released = Signalled<Bool?>(nil)
+        do {
+            try BackgroundThread {
+                var result: Int32
+                repeat { result = flock(descriptor, LOCK_EX) } while result != 0 && errno == EINTR
+                flock(descriptor, LOCK_UN)  // the open file's lock, whoever else holds a copy of the descriptor
+                close(descriptor)
+                released.withLock { $0 = result == 0 }
+            }.detach()
+        } catch {
+            close(descriptor)
+            return false
+        }
+        let now = ContinuousClock.now
+        released.wait(within: now < deadline ? deadline - now : .zero) { $0 != nil }
+        return released.withLock { $0 } == true
     }
 }

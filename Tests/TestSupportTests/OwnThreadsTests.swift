@@ -1,8 +1,5 @@
 import Testing
 import TestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The suites' `.ownThreads` trait keeps blocking tests off Swift's
 /// cooperative pool (see OwnThreads): if a test body ran on the pool again,
@@ -31,25 +28,20 @@ import Glibc
 
     @Test func blockedTestThreadsDoNotHoldUpTheNextJob() async {
         // Each child blocks its thread until all have started: with threads
-        // only from a fixed pool of two, the third would never start.
-        let started = Counter()
-        await withTaskGroup(of: Void.self) { group in
+        // only from a fixed pool of two, the third would never start. (The
+        // bound only makes such a regression fail instead of hang; a child
+        // that gave up waiting says so.)
+        let started = Signalled(0)
+        let sawAllStarted = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<6 {
                 group.addTask {
-                    started.increment()
-                    while started.value < 6 { usleep(1_000) }
+                    started.withLock { $0 += 1 }
+                    return started.wait(within: .seconds(60)) { $0 == 6 }
                 }
             }
+            return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(started.value == 6)
+        #expect(sawAllStarted == [Bool](repeating: true, count: 6), "all six children ran at once")
+        #expect(started.withLock { $0 } == 6)
     }
-}
-
-private final class Counter: @unchecked Sendable {
-    // @unchecked: `count` is read and written only under `mutex`.
-    private var mutex = pthread_mutex_t()
-    private var count = 0
-    init() { pthread_mutex_init(&mutex, nil) }
-    func increment() { pthread_mutex_lock(&mutex); count += 1; pthread_mutex_unlock(&mutex) }
-    var value: Int { pthread_mutex_lock(&mutex); defer { pthread_mutex_unlock(&mutex) }; return count }
 }

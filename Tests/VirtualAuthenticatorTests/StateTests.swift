@@ -1,8 +1,9 @@
 import CBOR
 import Foundation
+import Locking
 import Testing
 import TestSupport
-import VirtualAuthenticator
+@testable import VirtualAuthenticator
 
 @Suite("State file", .ownThreads)
 struct StateTests {
@@ -161,10 +162,13 @@ struct StateTests {
         let after = try TestPlatform(configuration)
         #expect(try after.send(0x04).body?[4]?["clientPin"] == false)
 
+        // A window of 0 ms, and a clock one nanosecond past power-up.
         var late = configuration
         late.resetWindowMilliseconds = 0
-        let expired = try TestPlatform(late)
-        Thread.sleep(forTimeInterval: 0.01)
+        let clock = Locked<UInt64>(1_000_000_000)
+        let expired = TestPlatform(authenticator: try CTAP2Authenticator(configuration: late, store: nil,
+                                                                         resetClock: { clock.withLock { $0 } }))
+        clock.withLock { $0 += 1 }
         #expect(try expired.send(0x07).status == CTAPStatus.notAllowed.rawValue)
     }
 }

@@ -27,10 +27,18 @@ public final class CTAP2Authenticator: Sendable {
     /// Keeps the state in `store` (a host's own document) rather than in a
     /// state file; `configuration.statePath` must be nil. A new store gets a
     /// factory-new state, saved at once.
-    public init(configuration: VirtualAuthenticatorConfiguration, store: (any AuthenticatorStateStore)?)
+    public convenience init(configuration: VirtualAuthenticatorConfiguration, store: (any AuthenticatorStateStore)?)
         throws(VirtualAuthenticatorError) {
+        try self.init(configuration: configuration, store: store, resetClock: MonotonicClock.now)
+    }
+
+    /// As above, with power-up and the reset window read from `resetClock`
+    /// (monotonic nanoseconds) instead of CLOCK_MONOTONIC: for tests.
+    init(configuration: VirtualAuthenticatorConfiguration, store: (any AuthenticatorStateStore)?,
+         resetClock: @escaping @Sendable () -> UInt64) throws(VirtualAuthenticatorError) {
         let diagnostics = Diagnostics()
-        let engine = try AuthenticatorEngine(configuration: configuration, diagnostics: diagnostics, store: store)
+        let engine = try AuthenticatorEngine(configuration: configuration, diagnostics: diagnostics, store: store,
+                                             resetClock: resetClock)
         self.configuration = engine.configuration
         self.engine = Locked(engine)
         self.policies = Locked(UserActionPolicies(presence: configuration.presence,

@@ -8,7 +8,7 @@
 extension AuthenticatorEngine {
     func reset(_ interaction: SimulatedUser) throws(CTAPStatus) {
         let window = MonotonicClock.nanoseconds(milliseconds: configuration.resetWindowMilliseconds)
-        guard MonotonicClock.now() &- poweredUpAt <= window else { throw .notAllowed }
+        guard resetClock() &- poweredUpAt <= window else { throw .notAllowed }
         try interaction.collectPresence().requireApproved()
         try replaceState(with: .fresh(counter: state.counter))
         keyAgreement.regenerate()

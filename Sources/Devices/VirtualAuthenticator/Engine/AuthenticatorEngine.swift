@@ -27,13 +27,18 @@ final class AuthenticatorEngine {
     var pendingAssertions: PendingAssertions?
     var pendingEnumeration: PendingEnumeration?
     var unwrapCache = UnwrapCache()
+    /// The clock of power-up and the reset window: CLOCK_MONOTONIC, or a
+    /// test's own, which moves past the window without waiting it out.
+    let resetClock: @Sendable () -> UInt64
     let poweredUpAt: UInt64
 
     /// `store`, when given, holds the state instead of `configuration.statePath` (which must then be nil).
     init(configuration: VirtualAuthenticatorConfiguration, diagnostics: Diagnostics,
-         store: (any AuthenticatorStateStore)? = nil) throws(VirtualAuthenticatorError) {
+         store: (any AuthenticatorStateStore)? = nil,
+         resetClock: @escaping @Sendable () -> UInt64 = MonotonicClock.now) throws(VirtualAuthenticatorError) {
         self.configuration = try configuration.validated()
         self.diagnostics = diagnostics
+        self.resetClock = resetClock
         if let store {
             guard configuration.statePath == nil else {
                 throw .invalidConfiguration("statePath must be nil when a state store is given")
@@ -49,7 +54,7 @@ final class AuthenticatorEngine {
             state = .fresh()
             stateFile = nil
         }
-        poweredUpAt = MonotonicClock.now()
+        poweredUpAt = resetClock()
     }
 
     // MARK: Requests
