@@ -303,6 +303,8 @@ let package = Package(
         .testTarget(name: "TokensTests", dependencies: ["TestSupport", "Tokens"]),
         // CTAPHID framing and the packet-device connections, read back by a decoder written from the specification.
         .testTarget(name: "PacketDeviceTests", dependencies: ["Locking", "PacketDevice", "TestSupport"]),
+        // The one HTTP client's rules against real loopback servers: schemes, redirects, size limit, deadline, cancellation.
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Harness", "Locking", "TestSupport", nio]),
 
         // MARK: Scenarios — process-level suites: our programs (agent, CLI, devserver, virtual card) and real
         // counterparts (pcscd/vpcd, dbus-daemon, sshd, Chromium, the systemd user manager, git, kubectl, docker).
