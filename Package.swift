@@ -305,6 +305,9 @@ let package = Package(
         .testTarget(name: "PacketDeviceTests", dependencies: ["Locking", "PacketDevice", "TestSupport"]),
         // The one HTTP client's rules against real loopback servers: schemes, redirects, size limit, deadline, cancellation.
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Harness", "Locking", "TestSupport", nio]),
+        // The WebAuthn client's ceremonies on the software authenticator through libfido2, judged by the relying-party verifier.
+        .testTarget(name: "WebAuthnClientTests", dependencies: ["WebAuthnClient", "FIDO", "VirtualAuthenticator", "WebAuthn", "Interaction", "Base64",
+                                                          "Locking", "TestSupport", crypto]),
 
         // MARK: Scenarios — process-level suites: our programs (agent, CLI, devserver, virtual card) and real
         // counterparts (pcscd/vpcd, dbus-daemon, sshd, Chromium, the systemd user manager, git, kubectl, docker).

@@ -21,15 +21,44 @@ public struct WebAuthnOrigin: Sendable, Equatable {
         guard rest.dropFirst(authority.count).allSatisfy({ $0 == "/" }), rest.count <= authority.count + 1 else {
             throw .invalidOptions("origin \"\(text)\" must not have a path")
         }
+        // An origin is a scheme, a host and a port (RFC 6454 §4): user
+        // information is no part of it, and would otherwise be read as host.
+        guard !authority.contains("@") else {
+            throw .invalidOptions("origin \"\(text)\" must not have user information")
+        }
         var hostPart = Substring(authority)
-        if let colon = authority.lastIndex(of: ":"), !authority.hasPrefix("[") {
-            guard Int(authority[authority.index(after: colon)...]) != nil else {
+        var portPart: Substring?
+        if authority.hasPrefix("[") {
+            // An IPv6 literal: its own colons are inside the brackets, the port after them.
+            guard let close = authority.firstIndex(of: "]") else { throw .invalidOptions("origin \"\(text)\" has a bad host") }
+            hostPart = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if let colon = after.first {
+                guard colon == ":" else { throw .invalidOptions("origin \"\(text)\" has a bad host") }
+                portPart = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            hostPart = authority[..<colon]
+            portPart = authority[authority.index(after: colon)...]
+        }
+        var port: Int?
+        if let portPart {
+            // Decimal digits only (no sign, no spaces), at most 65535, as a URL's port.
+            guard (1...5).contains(portPart.utf8.count), portPart.utf8.allSatisfy({ (48...57).contains($0) }),
+                  let value = Int(portPart), value <= 65535 else {
                 throw .invalidOptions("origin \"\(text)\" has a bad port")
             }
-            hostPart = authority[..<colon]
+            port = value
         }
         host = hostPart.lowercased()
         guard !host.isEmpty else { throw .invalidOptions("origin \"\(text)\" has no host") }
+        // No URL delimiter, escape, space or control character (a query or a
+        // fragment is no part of an origin), and a colon only in brackets.
+        guard host.hasPrefix("[") || !host.contains(":"),
+              !host.unicodeScalars.contains(where: { "?#\\%".unicodeScalars.contains($0) || $0.properties.isWhitespace
+                                                      || $0.properties.generalCategory == .control }) else {
+            throw .invalidOptions("origin \"\(text)\" has a bad host")
+        }
         // WebAuthn needs a secure context: https, or http on this machine for
         // development — localhost, or a loopback address, which Secure
         // Contexts §3.2 counts as potentially trustworthy too (a devserver's
@@ -37,15 +66,31 @@ public struct WebAuthnOrigin: Sendable, Equatable {
         guard scheme == "https" || (scheme == "http" && LoopbackHost.isSecureContextHost(host)) else {
             throw .invalidOptions("origin \"\(text)\" must use https (http only on localhost or a loopback address)")
         }
-        serialization = scheme + "://" + authority.lowercased()
+        // The scheme's default port is not written (HTML's serialization of
+        // an origin): `https://example.org:443` is `https://example.org`, as a
+        // browser puts it in clientDataJSON and a relying party expects it.
+        let defaultPort = scheme == "https" ? 443 : 80
+        serialization = scheme + "://" + host + (port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")
     }
 
     /// The rpId to use: the given one if this origin may use it, else the host.
     public func relyingPartyId(_ requested: String?) throws(CeremonyError) -> String {
         guard let requested else { return host }
         let rpId = requested.lowercased()
-        let isParent = host.hasSuffix("." + rpId) && rpId.contains(".")
+        // An IP address has no parent domains: only the address itself (HTML's
+        // "is a registrable domain suffix of or is equal to").
+        let isParent = !isIPAddress && host.hasSuffix("." + rpId) && rpId.contains(".")
         guard rpId == host || isParent else { throw .originNotAllowed(origin: serialization, rpId: requested) }
         return rpId
+    }
+
+    /// The host is an IP literal: bracketed IPv6, or a name whose last label
+    /// is a number, which a URL parser reads as an IPv4 address (WHATWG URL,
+    /// "ends in a number").
+    var isIPAddress: Bool {
+        if host.hasPrefix("[") { return true }
+        guard let last = host.split(separator: ".", omittingEmptySubsequences: false).last, !last.isEmpty else { return false }
+        if last.lowercased().hasPrefix("0x") { return last.dropFirst(2).allSatisfy(\.isHexDigit) }
+        return last.utf8.allSatisfy { (48...57).contains($0) }
     }
 }
