@@ -308,6 +308,10 @@ let package = Package(
         // The WebAuthn client's ceremonies on the software authenticator through libfido2, judged by the relying-party verifier.
         .testTarget(name: "WebAuthnClientTests", dependencies: ["WebAuthnClient", "FIDO", "VirtualAuthenticator", "WebAuthn", "Interaction", "Base64",
                                                           "Locking", "TestSupport", crypto]),
+        // The passwordless.dev client against the devserver's API in process, with the software authenticator through libfido2.
+        .testTarget(name: "PasswordlessTests", dependencies: ["Passwordless", "DevServerTestSupport", "HTTPTransport", "FIDO", "VirtualAuthenticator",
+                                                        "WebAuthn", "WebAuthnClient", "Interaction", "BoundedJSON", "Base64", "Harness", "Locking",
+                                                        "TestSupport"]),
 
         // MARK: Scenarios — process-level suites: our programs (agent, CLI, devserver, virtual card) and real
         // counterparts (pcscd/vpcd, dbus-daemon, sshd, Chromium, the systemd user manager, git, kubectl, docker).
