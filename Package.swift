@@ -279,6 +279,10 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         // AgentCore's method table called in-process: no socket, no child process.
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentRuntime", "TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),
+        // AgentServer in process: each pipeline handler on an EmbeddedChannel with virtual time, and the whole server on a
+        // socket in a temporary directory, called through the real clients (the program itself is in Scenarios/AgentScenarios).
+        .testTarget(name: "AgentServerTests", dependencies: ["AgentServer", "AgentCore", "AgentProtocol", "AgentClient", "Interaction", "Locking",
+                                                       "Harness", "TestSupport", nio, .product(name: "NIOEmbedded", package: "swift-nio"), logging]),
         // Each capability on its own, composed over what it needs as CoreServices composes it, through its methods in-process.
         .testTarget(name: "AgentTokensTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault", "Harness",
                                                        "Interaction", "Locking", "Settings", "TestSupport", "Tokens"]),

@@ -16,9 +16,10 @@ final class LineDeadlineHandler: ChannelInboundHandler {
     private var deadline: Scheduled<Void>?
 
     init(lineTimeout: Duration) {
-        // Duration's components are bounded; a timeout beyond Int64 nanoseconds saturates.
-        let nanoseconds = lineTimeout.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        self.lineTimeout = nanoseconds.overflow ? .nanoseconds(.max) : .nanoseconds(nanoseconds.partialValue)
+        // As the request limit is counted: in nanoseconds with its fraction of
+        // a second (a 1.5 s limit is not 1 s, a 0.5 s one not 0, which fired
+        // at the first byte), saturating beyond Int64 nanoseconds.
+        self.lineTimeout = RequestDeadline.timeAmount(lineTimeout)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

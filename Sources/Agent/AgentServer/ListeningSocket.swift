@@ -27,7 +27,7 @@ public enum ListenError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The agent's listening socket when it creates its own (not socket-activated):
-/// directory 0700, socket 0600 bound under umask 0177, a stale socket from a
+/// directory 0700, socket born 0600 (the process umask untouched), a stale socket from a
 /// dead agent replaced, a live one never taken over.
 public struct ListeningSocket: Sendable {
     public let path: String
@@ -38,16 +38,24 @@ public struct ListeningSocket: Sendable {
     public static func create(at path: String, backlog: Int32) throws(ListenError) -> ListeningSocket {
         try prepareDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
         try clearStaleSocket(at: path)
+        var address = try socketAddress(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system(path, call: "socket", errno: errno) }
-        var address = try socketAddress(path)
-        // umask 0177: the socket is born 0600, never briefly wider.
-        let previous = umask(0o177)
+        // The socket is born 0600, never briefly wider: Linux gives the file
+        // bind creates the socket's own mode (less the umask), so it is set
+        // on the descriptor first. Not by setting the umask to 0177 around
+        // bind, as before: the umask is the process's, and a directory another
+        // thread made meanwhile (a forward opened while a token was stored)
+        // was born 0600, unusable, for good.
+        guard fchmod(fd, 0o600) == 0 else {
+            let code = errno
+            close(fd)
+            throw .system(path, call: "fchmod", errno: code)
+        }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         let bindErrno = errno
-        umask(previous)
         guard bound == 0 else {
             close(fd)
             if bindErrno == EADDRINUSE { throw .alreadyRunning(path) }
