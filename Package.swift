@@ -275,6 +275,9 @@ let package = Package(
         .testTarget(name: "Base64Tests", dependencies: ["Base64", "TestSupport"]),
         .testTarget(name: "URLEncodingTests", dependencies: ["URLEncoding", "TestSupport"]),
         .testTarget(name: "AgentProtocolTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
+        // The CLI's side of the socket in process: its deadlines, its socket, and AgentConnection against the agent's server started here.
+        .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentServer", "AgentCore", "AgentProtocol", "Interaction", "Locking",
+                                                       "Harness", "TestSupport", logging]),
         // The test support itself: the suites' own threads, signalling only the process a test opened.
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         // AgentCore's method table called in-process: no socket, no child process.
