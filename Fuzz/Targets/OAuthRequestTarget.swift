@@ -51,7 +51,7 @@ extension FuzzTarget {
                 try expect(!segment.isEmpty && !segment.contains("/"), "path segment \(segment.debugDescription) is empty or has a slash")
             }
             let clients = OAuthClients([])
-            if let request = try? AuthorizationRequest.parse({ () throws(FormFields.Problem) in try FormFields(parsing: bytes) },
+            if let request = try? ValidatedAuthorizationRequest.parse({ () throws(FormFields.Problem) in try FormFields(parsing: bytes) },
                                                              clients: clients) {
                 try expect(request.codeChallenge.utf8.count == 43 && !request.state.isEmpty,
                            "an authorization request without PKCE or state was accepted")

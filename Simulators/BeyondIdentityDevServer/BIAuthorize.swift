@@ -46,7 +46,7 @@ extension BIServer {
         }
         let codeChallenge = fields["code_challenge"]
         if let codeChallenge {
-            guard fields["code_challenge_method"] == "S256", PKCE.isValidChallenge(codeChallenge) else {
+            guard fields["code_challenge_method"] == "S256", PKCEVerification.isValidChallenge(codeChallenge) else {
                 return refuse("invalid_request", "PKCE is optional here, but when sent it is S256 with a 43-character challenge.")
             }
         }

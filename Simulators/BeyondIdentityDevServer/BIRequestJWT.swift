@@ -24,7 +24,7 @@ struct BIRequestClaims: JWTPayload {
         var redirect_uri: String
         var state: String
     }
-    struct RequestOrigin: Codable { var ip: String; var ua: String; var geo: String; var ref: String }
+    struct OriginClaim: Codable { var ip: String; var ua: String; var geo: String; var ref: String }
 
     var iss: String
     var sub: String
@@ -37,7 +37,7 @@ struct BIRequestClaims: JWTPayload {
     var verb: String
     var app: Application
     var authn: Authentication
-    var origin: RequestOrigin
+    var origin: OriginClaim
     var indirect_uri: String
 
     /// base64 of `[{"direct":{"id":"platform","arguments":[]}}]`, as BI's sample has it.

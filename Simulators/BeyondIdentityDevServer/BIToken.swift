@@ -47,7 +47,7 @@ extension BIServer {
         }
         guard record.redirectURI == redirectURI else { throw .invalidGrant("redirect_uri differs from the one in the authorization request.") }
         if let challenge = record.codeChallenge {
-            guard let verifier = fields["code_verifier"], PKCE.isValidVerifier(verifier), PKCE.verifier(verifier, matches: challenge) else {
+            guard let verifier = fields["code_verifier"], PKCEVerification.isValidVerifier(verifier), PKCEVerification.verifier(verifier, matches: challenge) else {
                 throw .invalidGrant("PKCE verification failed.")
             }
         }

@@ -5,7 +5,7 @@ import Hummingbird
 /// Okta's cancel answers.
 extension IDXServer {
     func cancel(_ request: Request) async -> Response {
-        do throws(IDXError) {
+        do throws(IDXRefusal) {
             let body = try await self.body(of: request)
             guard let handle = body.stateHandle else { throw .badRequest("stateHandle is required.") }
             guard let fresh = await store.restart(stateHandle: handle, expiresAt: now.addingTimeInterval(stateLifetime), now: now) else {

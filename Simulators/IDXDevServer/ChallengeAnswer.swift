@@ -7,7 +7,7 @@ import Hummingbird
 /// the allowed origins.
 extension IDXServer {
     func challengeAnswer(_ request: Request) async -> Response {
-        do throws(IDXError) {
+        do throws(IDXRefusal) {
             let body = try await self.body(of: request)
             let transaction = try await self.transaction(body)
             if let origin = request.headers[.origin], !allowedOrigins.contains(origin) {
@@ -15,7 +15,7 @@ extension IDXServer {
                                 key: "devserver.idx.origin_not_allowed", transaction, status: .forbidden)
             }
             let credentials = body.credentials ?? .init()
-            let next: IDXTransaction
+            let next: IDXTransactionRecord
             switch transaction.step {
             case .password(let userId, let thenEnroll):
                 next = try await answerPassword(credentials, transaction, userId: userId, thenEnroll: thenEnroll)
@@ -32,8 +32,8 @@ extension IDXServer {
         }
     }
 
-    private func answerPassword(_ credentials: IDXWire.Body.Credentials, _ transaction: IDXTransaction, userId: String,
-                                thenEnroll: Bool) async throws(IDXError) -> IDXTransaction {
+    private func answerPassword(_ credentials: IDXWire.Body.Credentials, _ transaction: IDXTransactionRecord, userId: String,
+                                thenEnroll: Bool) async throws(IDXRefusal) -> IDXTransactionRecord {
         guard let passcode = credentials.passcode else {
             throw .field(["credentials", "passcode"], Self.blank.message, key: Self.blank.key, transaction)
         }
@@ -47,13 +47,13 @@ extension IDXServer {
 
     /// Spends the challenge before anything is checked: the transaction gets
     /// a fresh one, which a retry (or the error answer) carries.
-    func spendChallenge(_ transaction: IDXTransaction, _ fresh: IDXStep) async throws(IDXError) -> IDXTransaction {
+    func spendChallenge(_ transaction: IDXTransactionRecord, _ fresh: IDXRemediationStep) async throws(IDXRefusal) -> IDXTransactionRecord {
         try await move(transaction, to: fresh)
     }
 
     /// A `credentials` member decoded from base64 or base64url; a missing or
     /// unreadable one is an error on its field.
-    func binaryField(_ value: String?, _ name: String, _ transaction: IDXTransaction) throws(IDXError) -> [UInt8] {
+    func binaryField(_ value: String?, _ name: String, _ transaction: IDXTransactionRecord) throws(IDXRefusal) -> [UInt8] {
         guard let value, !value.isEmpty else {
             throw .field(["credentials", name], Self.blank.message, key: Self.blank.key, transaction)
         }

@@ -39,7 +39,7 @@ struct IDXInteraction: Sendable {
 }
 
 /// Where a transaction stands: which remediations it offers next.
-enum IDXStep: Sendable, Equatable {
+enum IDXRemediationStep: Sendable, Equatable {
     /// `identify` (and `cancel`).
     case identify
     /// `challenge-authenticator` for the password; then enroll a key
@@ -69,9 +69,9 @@ enum IDXStep: Sendable, Equatable {
 /// One IDX transaction: an interaction and its current stateHandle. The
 /// stateHandle is kept as issued, since every answer repeats it; it is
 /// looked up by its SHA-256.
-struct IDXTransaction: Sendable {
+struct IDXTransactionRecord: Sendable {
     let interaction: IDXInteraction
     var stateHandle: String
     var expiresAt: Date
-    var step: IDXStep = .identify
+    var step: IDXRemediationStep = .identify
 }

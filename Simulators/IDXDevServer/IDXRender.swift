@@ -8,7 +8,7 @@ import WebAuthn
 /// with the authenticators, enrollments, user, app and cancel around them,
 /// shaped as in Okta's SDK mocks.
 extension IDXServer {
-    func render(_ transaction: IDXTransaction) async -> ION.Response {
+    func render(_ transaction: IDXTransactionRecord) async -> ION.Response {
         let handle = transaction.stateHandle
         var user: IDXUser?
         if let id = transaction.step.userId { user = await store.user(id: id) }

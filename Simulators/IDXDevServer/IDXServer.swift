@@ -71,7 +71,7 @@ package struct IDXServer: Sendable {
     /// Turns an error into its ION answer: the transaction's current state
     /// with the message at the top or on its field, or for a dead
     /// stateHandle only the message, as Okta answers.
-    func answer(_ error: IDXError) async -> Response {
+    func answer(_ error: IDXRefusal) async -> Response {
         switch error.place {
         case .session:
             return Self.ion(ION.Response(messages: .init([error.message])), status: error.status)
@@ -98,7 +98,7 @@ package struct IDXServer: Sendable {
 
     /// The body of an IDX POST: JSON (`application/json` or
     /// `application/ion+json`, as the SDKs send), at most 64 KiB.
-    func body(of request: Request) async throws(IDXError) -> IDXWire.Body {
+    func body(of request: Request) async throws(IDXRefusal) -> IDXWire.Body {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "application/json" || type == "application/ion+json" else {
             throw .badRequest("Send the body as application/json or application/ion+json.")
@@ -116,7 +116,7 @@ package struct IDXServer: Sendable {
     }
 
     /// The live transaction a body's stateHandle names.
-    func transaction(_ body: IDXWire.Body) async throws(IDXError) -> IDXTransaction {
+    func transaction(_ body: IDXWire.Body) async throws(IDXRefusal) -> IDXTransactionRecord {
         guard let handle = body.stateHandle else { throw .badRequest("stateHandle is required.") }
         switch await store.transaction(stateHandle: handle, now: now) {
         case .unknown, .expired: throw .sessionExpired

@@ -13,7 +13,7 @@ package actor IDXStore {
 
     private var usersByName: [String: String] = [:]
     private var users: [String: IDXUser] = [:]
-    private var transactions: [String: IDXTransaction] = [:]
+    private var transactions: [String: IDXTransactionRecord] = [:]
     /// The interaction handle's hash → the hash of its current stateHandle.
     private var interactions: [String: String] = [:]
 
@@ -88,7 +88,7 @@ package actor IDXStore {
         guard transactions.count < Self.maxTransactions else { throw Full() }
         let handle = OpaqueSecret.make()
         let stateHandle = Self.newStateHandle()
-        transactions[Self.hash(stateHandle)] = IDXTransaction(interaction: interaction, stateHandle: stateHandle, expiresAt: expiresAt)
+        transactions[Self.hash(stateHandle)] = IDXTransactionRecord(interaction: interaction, stateHandle: stateHandle, expiresAt: expiresAt)
         interactions[Self.hash(handle)] = Self.hash(stateHandle)
         return handle
     }
@@ -96,7 +96,7 @@ package actor IDXStore {
     /// `02.id.` and 32 random bytes, base64url: opaque, as Okta's are.
     static func newStateHandle() -> String { "02.id." + OpaqueSecret.make() }
 
-    enum Lookup: Sendable { case unknown, expired, found(IDXTransaction) }
+    enum Lookup: Sendable { case unknown, expired, found(IDXTransactionRecord) }
 
     func transaction(stateHandle: String, now: Date) -> Lookup {
         guard stateHandle.utf8.count <= 256, let transaction = transactions[Self.hash(stateHandle)] else { return .unknown }
@@ -114,7 +114,7 @@ package actor IDXStore {
     /// Moves a live transaction to `step` when it is still at `expected`, so
     /// two concurrent answers cannot both pass one challenge. Returns the
     /// updated transaction, nil when it expired or moved on meanwhile.
-    func advance(stateHandle: String, from expected: IDXStep, to step: IDXStep, now: Date) -> IDXTransaction? {
+    func advance(stateHandle: String, from expected: IDXRemediationStep, to step: IDXRemediationStep, now: Date) -> IDXTransactionRecord? {
         let key = Self.hash(stateHandle)
         guard var transaction = transactions[key], now < transaction.expiresAt, transaction.step == expected else { return nil }
         transaction.step = step
@@ -124,10 +124,10 @@ package actor IDXStore {
 
     /// `cancel`: the old stateHandle ends; the interaction goes on under a new
     /// one, back at `identify`, with a fresh lifetime.
-    func restart(stateHandle: String, expiresAt: Date, now: Date) -> IDXTransaction? {
+    func restart(stateHandle: String, expiresAt: Date, now: Date) -> IDXTransactionRecord? {
         let key = Self.hash(stateHandle)
         guard let old = transactions.removeValue(forKey: key), now < old.expiresAt else { return nil }
-        let fresh = IDXTransaction(interaction: old.interaction, stateHandle: Self.newStateHandle(), expiresAt: expiresAt)
+        let fresh = IDXTransactionRecord(interaction: old.interaction, stateHandle: Self.newStateHandle(), expiresAt: expiresAt)
         transactions[Self.hash(fresh.stateHandle)] = fresh
         for (handle, stateKey) in interactions where stateKey == key { interactions[handle] = Self.hash(fresh.stateHandle) }
         return fresh

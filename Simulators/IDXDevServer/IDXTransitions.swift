@@ -6,7 +6,7 @@ import OAuthDevServer
 /// request is refused), and the end, which issues the interaction code.
 extension IDXServer {
     /// Moves `transaction` from its current step to `step`.
-    func move(_ transaction: IDXTransaction, to step: IDXStep) async throws(IDXError) -> IDXTransaction {
+    func move(_ transaction: IDXTransactionRecord, to step: IDXRemediationStep) async throws(IDXRefusal) -> IDXTransactionRecord {
         if let moved = await store.advance(stateHandle: transaction.stateHandle, from: transaction.step, to: step, now: now) {
             return moved
         }
@@ -20,7 +20,7 @@ extension IDXServer {
     /// The sign-in is complete: an interaction code (single-use, 60 s, bound
     /// to the interaction's client, redirect URI, PKCE challenge, nonce and
     /// scopes, redeemed at {issuer}/v1/token) and `successWithInteractionCode`.
-    func succeed(_ transaction: IDXTransaction, userId: String) async throws(IDXError) -> IDXTransaction {
+    func succeed(_ transaction: IDXTransactionRecord, userId: String) async throws(IDXRefusal) -> IDXTransactionRecord {
         let interaction = transaction.interaction
         let authorization = Authorization(clientId: interaction.clientId, sub: userId, scopes: interaction.scopes, authTime: now,
                                           nonce: interaction.nonce)
@@ -42,7 +42,7 @@ extension IDXServer {
     /// their password): signed in by the password when a key is enrolled;
     /// otherwise on to choose a key or the password, or to enroll a first
     /// key, after the password when the user has one.
-    func proceed(_ transaction: IDXTransaction, user: IDXUser, passwordVerified: Bool) async throws(IDXError) -> IDXTransaction {
+    func proceed(_ transaction: IDXTransactionRecord, user: IDXUser, passwordVerified: Bool) async throws(IDXRefusal) -> IDXTransactionRecord {
         if passwordVerified {
             if user.enrollments.isEmpty { return try await move(transaction, to: .selectEnroll(userId: user.id)) }
             return try await succeed(transaction, userId: user.id)

@@ -8,7 +8,7 @@ extension IDXServer {
     static let incorrectPassword = (message: "Password is incorrect", key: "incorrectPassword")
 
     func identify(_ request: Request) async -> Response {
-        do throws(IDXError) {
+        do throws(IDXRefusal) {
             let body = try await self.body(of: request)
             let transaction = try await self.transaction(body)
             guard transaction.step == .identify else { throw notOffered("identify", transaction) }
@@ -36,7 +36,7 @@ extension IDXServer {
     }
 
     /// A remediation posted while the transaction offers others.
-    func notOffered(_ name: String, _ transaction: IDXTransaction) -> IDXError {
+    func notOffered(_ name: String, _ transaction: IDXTransactionRecord) -> IDXRefusal {
         .topLevel("\(name) is not one of the remediations this transaction offers now; introspect to see them.",
                   key: "devserver.idx.remediation_not_offered", transaction)
     }

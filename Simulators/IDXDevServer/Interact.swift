@@ -50,15 +50,15 @@ extension IDXServer {
         guard fields["code_challenge_method"] == "S256" else {
             throw .invalidRequest("code_challenge_method must be S256; plain is refused.")
         }
-        guard PKCE.isValidChallenge(challenge) else {
+        guard PKCEVerification.isValidChallenge(challenge) else {
             throw .invalidRequest("code_challenge must be 43 base64url characters, BASE64URL(SHA-256(verifier)).")
         }
         guard let state = fields["state"] else { throw .invalidRequest("state is required.") }
-        guard state.utf8.count <= AuthorizationRequest.maxStateLength else {
-            throw .invalidRequest("state is longer than \(AuthorizationRequest.maxStateLength) bytes.")
+        guard state.utf8.count <= ValidatedAuthorizationRequest.maxStateLength else {
+            throw .invalidRequest("state is longer than \(ValidatedAuthorizationRequest.maxStateLength) bytes.")
         }
-        if let nonce = fields["nonce"], nonce.utf8.count > AuthorizationRequest.maxHintLength {
-            throw .invalidRequest("nonce is longer than \(AuthorizationRequest.maxHintLength) bytes.")
+        if let nonce = fields["nonce"], nonce.utf8.count > ValidatedAuthorizationRequest.maxHintLength {
+            throw .invalidRequest("nonce is longer than \(ValidatedAuthorizationRequest.maxHintLength) bytes.")
         }
         return IDXInteraction(clientId: client.clientId, redirectURI: redirectURI, scopes: scopes, state: state,
                               nonce: fields["nonce"], codeChallenge: challenge)

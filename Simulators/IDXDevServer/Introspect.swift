@@ -5,7 +5,7 @@ import Hummingbird
 /// (`{"stateToken"}`). Other members (client parameters) are ignored.
 extension IDXServer {
     func introspect(_ request: Request) async -> Response {
-        do throws(IDXError) {
+        do throws(IDXRefusal) {
             let body = try await self.body(of: request)
             let lookup: IDXStore.Lookup
             switch (body.interactionHandle, body.stateToken ?? body.stateHandle) {

@@ -6,7 +6,7 @@ import Hummingbird
 /// Choosing the security key makes a fresh challenge.
 extension IDXServer {
     func selectAuthenticate(_ request: Request) async -> Response {
-        do throws(IDXError) {
+        do throws(IDXRefusal) {
             let body = try await self.body(of: request)
             let transaction = try await self.transaction(body)
             let userId: String
@@ -16,7 +16,7 @@ extension IDXServer {
             }
             guard let user = await store.user(id: userId) else { throw .sessionExpired }
             let chosen = try choice(body, among: authenticateOptions(user), transaction)
-            let next: IDXStep = chosen.id == Self.securityKey.id
+            let next: IDXRemediationStep = chosen.id == Self.securityKey.id
                 ? .webauthnChallenge(userId: userId, challenge: Self.newChallenge())
                 : .password(userId: userId, thenEnroll: false)
             return Self.ion(await render(try await move(transaction, to: next)))
@@ -26,7 +26,7 @@ extension IDXServer {
     }
 
     func selectEnroll(_ request: Request) async -> Response {
-        do throws(IDXError) {
+        do throws(IDXRefusal) {
             let body = try await self.body(of: request)
             let transaction = try await self.transaction(body)
             let userId: String
@@ -43,7 +43,7 @@ extension IDXServer {
 
     /// The offered authenticator the body names by id (and, when given, methodType).
     func choice(_ body: IDXWire.Body, among offered: [ION.Authenticator],
-                _ transaction: IDXTransaction) throws(IDXError) -> ION.Authenticator {
+                _ transaction: IDXTransactionRecord) throws(IDXRefusal) -> ION.Authenticator {
         guard let id = body.authenticator?.id else {
             throw .field(["authenticator"], Self.blank.message, key: Self.blank.key, transaction)
         }

@@ -11,12 +11,12 @@ import WebAuthn
 /// credential is the user's enrolled key whose public key its signature
 /// verifies with — none means the key is not enrolled for this user.
 extension IDXServer {
-    func answerAttestation(_ credentials: IDXWire.Body.Credentials, _ transaction: IDXTransaction, userId: String,
-                           challenge: [UInt8]) async throws(IDXError) -> IDXTransaction {
+    func answerAttestation(_ credentials: IDXWire.Body.Credentials, _ transaction: IDXTransactionRecord, userId: String,
+                           challenge: [UInt8]) async throws(IDXRefusal) -> IDXTransactionRecord {
         let attestation = try binaryField(credentials.attestation, "attestation", transaction)
         let clientData = try binaryField(credentials.clientData, "clientData", transaction)
         let spent = try await spendChallenge(transaction, .webauthnEnroll(userId: userId, challenge: Self.newChallenge()))
-        func refuse(_ why: String) -> IDXError {
+        func refuse(_ why: String) -> IDXRefusal {
             .topLevel("The security key could not be enrolled: \(why)", key: "devserver.webauthn.invalid_registration", spent)
         }
         let object: AttestationObject
@@ -41,8 +41,8 @@ extension IDXServer {
         }
     }
 
-    func answerAssertion(_ credentials: IDXWire.Body.Credentials, _ transaction: IDXTransaction, userId: String,
-                         challenge: [UInt8]) async throws(IDXError) -> IDXTransaction {
+    func answerAssertion(_ credentials: IDXWire.Body.Credentials, _ transaction: IDXTransactionRecord, userId: String,
+                         challenge: [UInt8]) async throws(IDXRefusal) -> IDXTransactionRecord {
         let authenticatorData = try binaryField(credentials.authenticatorData, "authenticatorData", transaction)
         let clientData = try binaryField(credentials.clientData, "clientData", transaction)
         let signature = try binaryField(credentials.signatureData, "signatureData", transaction)

@@ -7,8 +7,8 @@ import Hummingbird
 extension OAuthServer {
     /// Renders the sign-in page for a valid request; refuses anything else.
     func authorizePage(_ request: Request) async -> Response {
-        let parsed: AuthorizationRequest
-        do { parsed = try AuthorizationRequest.parse(request.queryFields, clients: clients) } catch {
+        let parsed: ValidatedAuthorizationRequest
+        do { parsed = try ValidatedAuthorizationRequest.parse(request.queryFields, clients: clients) } catch {
             return refusal(error)
         }
         if let idp = parsed.idp { return await routeToIdP(idp, parsed) }
@@ -22,8 +22,8 @@ extension OAuthServer {
     /// The form post: `action=allow` with `user` or `verify_token` answers with
     /// a code; `action=deny` with `access_denied`.
     func authorizeDecision(_ request: Request) async -> Response {
-        let parsed: AuthorizationRequest
-        do { parsed = try AuthorizationRequest.parse(request.queryFields, clients: clients) } catch {
+        let parsed: ValidatedAuthorizationRequest
+        do { parsed = try ValidatedAuthorizationRequest.parse(request.queryFields, clients: clients) } catch {
             return refusal(error)
         }
         let fields: FormFields
@@ -53,7 +53,7 @@ extension OAuthServer {
         return OAuthResponse.redirect(to: parsed.redirectURI, [("code", code), ("state", parsed.state), ("iss", issuer)])
     }
 
-    private func refusal(_ refusal: AuthorizationRequest.Refusal) -> Response {
+    private func refusal(_ refusal: ValidatedAuthorizationRequest.Refusal) -> Response {
         switch refusal {
         case .page(let detail):
             return OAuthResponse.html(HTMLPage.error("Invalid authorization request", detail), status: .badRequest)

@@ -3,7 +3,7 @@ import FoundationEssentials
 
 /// grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.6).
 extension OAuthServer {
-    func codeGrant(_ fields: FormFields, client: OAuthClient) async throws -> TokenResponse {
+    func codeGrant(_ fields: FormFields, client: OAuthClient) async throws -> IssuedTokenResponse {
         guard let code = fields["code"] else { throw OAuthError.invalidRequest("code is required.") }
         guard let redirectURI = fields["redirect_uri"] else { throw OAuthError.invalidRequest("redirect_uri is required.") }
         let verifier = try Self.codeVerifier(fields)
@@ -25,7 +25,7 @@ extension OAuthServer {
         guard record.redirectURI == redirectURI else {
             throw OAuthError.invalidGrant("redirect_uri differs from the one in the authorization request.")
         }
-        guard PKCE.verifier(verifier, matches: record.codeChallenge) else {
+        guard PKCEVerification.verifier(verifier, matches: record.codeChallenge) else {
             throw OAuthError.invalidGrant("PKCE verification failed: code_verifier does not match code_challenge.")
         }
         return try await issue(for: record, code: code)
@@ -36,7 +36,7 @@ extension OAuthServer {
         guard let verifier = fields["code_verifier"] else {
             throw OAuthError.invalidRequest("code_verifier is required (PKCE).")
         }
-        guard PKCE.isValidVerifier(verifier) else {
+        guard PKCEVerification.isValidVerifier(verifier) else {
             throw OAuthError.invalidRequest("code_verifier must be 43 to 128 characters from A-Z a-z 0-9 - . _ ~.")
         }
         return verifier
@@ -44,7 +44,7 @@ extension OAuthServer {
 
     /// The tokens for a redeemed code (authorization or interaction code),
     /// recorded against it so a replay revokes them.
-    func issue(for record: CodeRecord, code: String) async throws -> TokenResponse {
+    func issue(for record: CodeRecord, code: String) async throws -> IssuedTokenResponse {
         let authorization = record.authorization
         let refresh = try await startFamilyIfGranted(authorization)
         let issued = try await issueTokens(authorization, scopes: authorization.scopes, refreshToken: refresh?.refreshToken,

@@ -1,7 +1,7 @@
 import DevServerBase
 /// grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4, §3.5).
 extension OAuthServer {
-    func deviceGrant(_ fields: FormFields, client: OAuthClient) async throws -> TokenResponse {
+    func deviceGrant(_ fields: FormFields, client: OAuthClient) async throws -> IssuedTokenResponse {
         guard let deviceCode = fields["device_code"] else { throw OAuthError.invalidRequest("device_code is required.") }
         guard deviceCode.utf8.count <= 256 else { throw OAuthError.invalidGrant("Unknown device code.") }
         switch await store.poll(deviceCode: deviceCode, clientId: client.clientId, now: now) {

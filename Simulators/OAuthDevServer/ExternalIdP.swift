@@ -18,7 +18,7 @@ extension OAuthServer {
     /// Clock skew allowed on the IdP's `iat`.
     static let idpLeeway: Int64 = 60
 
-    func routeToIdP(_ idp: String, _ request: AuthorizationRequest) async -> Response {
+    func routeToIdP(_ idp: String, _ request: ValidatedAuthorizationRequest) async -> Response {
         guard idp == Self.biIdPId else {
             return authorizationError(request.redirectURI, "invalid_request", "Unknown idp; this server knows \(Self.biIdPId).",
                                       state: request.state)

@@ -11,7 +11,7 @@ actor IdPLogins {
 
     struct Pending: Sendable {
         /// The app's request, already checked, completed when the IdP answers.
-        var request: AuthorizationRequest
+        var request: ValidatedAuthorizationRequest
         /// The nonce this server sent the IdP, expected in its ID token.
         var idpNonce: String
         var expiresAt: Date
@@ -22,7 +22,7 @@ actor IdPLogins {
     struct Full: Error {}
 
     /// Stores a login; returns the state to send the IdP.
-    func start(_ request: AuthorizationRequest, idpNonce: String, now: Date) throws(Full) -> String {
+    func start(_ request: ValidatedAuthorizationRequest, idpNonce: String, now: Date) throws(Full) -> String {
         pending = pending.filter { $0.value.expiresAt > now }
         guard pending.count < Self.maxEntries else { throw Full() }
         let state = OpaqueSecret.make()

@@ -9,7 +9,7 @@ import FoundationEssentials
 extension OAuthServer {
     static let interactionCodeGrant = "interaction_code"
 
-    func interactionCodeGrant(_ fields: FormFields, client: OAuthClient) async throws -> TokenResponse {
+    func interactionCodeGrant(_ fields: FormFields, client: OAuthClient) async throws -> IssuedTokenResponse {
         guard let code = fields["interaction_code"] else { throw OAuthError.invalidRequest("interaction_code is required.") }
         let verifier = try Self.codeVerifier(fields)
         guard code.utf8.count <= 256 else { throw OAuthError.invalidGrant("Unknown interaction code.") }
@@ -34,7 +34,7 @@ extension OAuthServer {
         if let scope = fields["scope"], Self.parseScopes(scope) != record.authorization.scopes {
             throw OAuthError.invalidScope("scope differs from the one in the interact request (\(record.authorization.scopes.joined(separator: " "))).")
         }
-        guard PKCE.verifier(verifier, matches: record.codeChallenge) else {
+        guard PKCEVerification.verifier(verifier, matches: record.codeChallenge) else {
             throw OAuthError.invalidGrant("PKCE verification failed.")
         }
         return try await issue(for: record, code: code)

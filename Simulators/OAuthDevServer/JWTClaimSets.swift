@@ -22,7 +22,7 @@ struct AccessTokenClaims: JWTPayload, Equatable {
 /// token; a refreshed one repeats `iss`, `sub`, `aud` and `auth_time` with a
 /// new `iat` (§12.2). `name` and `email` when the scope asks and the server
 /// knows them.
-struct IDTokenClaims: JWTPayload, Equatable {
+struct MintedIDTokenClaims: JWTPayload, Equatable {
     var iss: String
     var sub: String
     var aud: String

@@ -2,7 +2,7 @@ import DevServerBase
 /// grant_type=refresh_token (RFC 6749 §6) with rotation: each refresh spends
 /// the token and returns a new one; presenting a spent one revokes the family.
 extension OAuthServer {
-    func refreshGrant(_ fields: FormFields, client: OAuthClient) async throws -> TokenResponse {
+    func refreshGrant(_ fields: FormFields, client: OAuthClient) async throws -> IssuedTokenResponse {
         guard let token = fields["refresh_token"] else { throw OAuthError.invalidRequest("refresh_token is required.") }
         guard token.utf8.count <= 256 else { throw OAuthError.invalidGrant("Unknown refresh token.") }
         var requested: [String]?

@@ -12,7 +12,7 @@ extension OAuthServer {
         do {
             let fields = try await request.formFields()
             let client = try authenticateClient(request, fields)
-            let response: TokenResponse
+            let response: IssuedTokenResponse
             switch fields["grant_type"] {
             case nil: throw OAuthError.invalidRequest("grant_type is required.")
             case "authorization_code": response = try await codeGrant(fields, client: client)

@@ -3,7 +3,7 @@ import FoundationEssentials
 import Hexadecimal
 
 /// The token response (RFC 6749 §5.1, OIDC Core §3.1.3.3).
-struct TokenResponse: Encodable, Sendable {
+struct IssuedTokenResponse: Encodable, Sendable {
     let access_token: String
     var token_type = "Bearer"
     let expires_in: Int
@@ -17,7 +17,7 @@ extension OAuthServer {
     /// an ID token; records the access token in the refresh family.
     /// `nonce` only for the code flow's first ID token (OIDC Core §12.2).
     func issueTokens(_ authorization: Authorization, scopes: [String], refreshToken: String?, family: String?,
-                     includeNonce: Bool) async throws -> (response: TokenResponse, jti: String, expiresAt: Date) {
+                     includeNonce: Bool) async throws -> (response: IssuedTokenResponse, jti: String, expiresAt: Date) {
         let issuedAt = now
         let lifetime = accessTokenLifetime
         // JWT `exp` is whole seconds. Rounding the expiry up, not down, keeps
@@ -32,17 +32,17 @@ extension OAuthServer {
         var idToken: String?
         if scopes.contains("openid") {
             let profile = await profile(of: authorization.sub)
-            let claims = IDTokenClaims(iss: issuer, sub: authorization.sub, aud: authorization.clientId,
-                                       exp: expiresAt.numericDate, iat: issuedAt.numericDate,
-                                       auth_time: authorization.authTime.numericDate,
-                                       nonce: includeNonce ? authorization.nonce : nil,
-                                       name: scopes.contains("profile") ? profile.name : nil,
-                                       email: scopes.contains("email") ? profile.email : nil)
+            let claims = MintedIDTokenClaims(iss: issuer, sub: authorization.sub, aud: authorization.clientId,
+                                             exp: expiresAt.numericDate, iat: issuedAt.numericDate,
+                                             auth_time: authorization.authTime.numericDate,
+                                             nonce: includeNonce ? authorization.nonce : nil,
+                                             name: scopes.contains("profile") ? profile.name : nil,
+                                             email: scopes.contains("email") ? profile.email : nil)
             idToken = try await signer.sign(claims, with: configuration.idTokenAlgorithm)
         }
         if let family { await store.addAccessToken(jti, expiresAt: expiresAt, family: family, now: issuedAt) }
-        let response = TokenResponse(access_token: accessToken, expires_in: Int(lifetime.rounded()),
-                                     scope: scopes.joined(separator: " "), refresh_token: refreshToken, id_token: idToken)
+        let response = IssuedTokenResponse(access_token: accessToken, expires_in: Int(lifetime.rounded()),
+                                           scope: scopes.joined(separator: " "), refresh_token: refreshToken, id_token: idToken)
         return (response, jti, expiresAt)
     }
 

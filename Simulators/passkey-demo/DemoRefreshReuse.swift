@@ -14,7 +14,7 @@ struct DemoRefreshReuse {
     let world: DemoWorld
     let say: DemoNarrator
 
-    private struct TokenResponse: Decodable {
+    private struct CodeGrantAnswer: Decodable {
         let access_token: String
         let refresh_token: String?
         let expires_in: Int?
@@ -36,7 +36,7 @@ struct DemoRefreshReuse {
         }
         let first = try await post(tokenEndpoint, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect),
                                                    ("client_id", "cli"), ("code_verifier", pkce.verifier)])
-        guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: Data(first.body)), let old = tokens.refresh_token else {
+        guard let tokens = try? JSONDecoder().decode(CodeGrantAnswer.self, from: Data(first.body)), let old = tokens.refresh_token else {
             throw AgentError(.serverError, "the token endpoint gave no refresh token (HTTP \(first.status))")
         }
         try await world.require(["token", "put", "rotation"], input: """

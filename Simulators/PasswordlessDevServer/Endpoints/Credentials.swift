@@ -24,7 +24,7 @@ extension DevServerAPI {
     /// The hosted StoredCredential: the descriptor's id is base64url, the
     /// other byte fields standard base64 (how ASP.NET writes byte arrays).
     struct CredentialView: Encodable {
-        let credential: StoredCredential
+        let credential: RegisteredCredential
 
         private enum CodingKeys: String, CodingKey {
             case descriptor, publicKey, userHandle, signatureCounter, attestationFmt, createdAt, lastUsedAt

@@ -28,7 +28,7 @@ package struct DevServerAPI: Sendable {
     }
 
     /// Opens a token of `kind` and checks it has not expired.
-    package func open<Claims: TokenClaims>(_ token: String?, as kind: TokenKind, _ type: Claims.Type) throws(APIProblem) -> Claims {
+    package func open<Claims: PasswordlessTokenClaims>(_ token: String?, as kind: TokenKind, _ type: Claims.Type) throws(APIProblem) -> Claims {
         guard let token, !token.isEmpty else { throw .missingToken(kind.described) }
         let claims = try tokens.open(token, as: kind, type)
         try claims.checkNotExpired(now: now)
@@ -37,7 +37,7 @@ package struct DevServerAPI: Sendable {
 
     /// Opens a `session_` token of the given ceremony and spends it: whatever
     /// the outcome of the attempt that presents it, it is never accepted again.
-    func spendSession<Session: TokenClaims>(_ token: String?, ceremony: SessionCeremony,
+    func spendSession<Session: PasswordlessTokenClaims>(_ token: String?, ceremony: SessionCeremony,
                                              _ type: Session.Type) async throws(APIProblem) -> Session {
         guard let token, !token.isEmpty else { throw .missingToken(TokenKind.session.described) }
         let probe = try tokens.open(token, as: .session, SessionCeremony.Probe.self)

@@ -48,7 +48,7 @@ extension DevServerAPI {
         }
 
         let now = self.now
-        let credential = StoredCredential(
+        let credential = RegisteredCredential(
             credentialId: Base64URLBytes(verified.credentialId), userId: session.userId,
             publicKey: Base64URLBytes(verified.publicKey.encoded()), signCount: verified.signCount,
             aaguid: Base64URLBytes(verified.aaguid), attestationFormat: verified.attestationFormat,

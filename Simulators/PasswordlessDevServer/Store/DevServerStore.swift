@@ -55,11 +55,11 @@ package actor DevServerStore {
 
     // MARK: Reading
 
-    func credential(id: [UInt8]) -> StoredCredential? {
+    func credential(id: [UInt8]) -> RegisteredCredential? {
         state.credentials.first { $0.credentialId.bytes == id }
     }
 
-    func credentials(ofUser userId: String) -> [StoredCredential] {
+    func credentials(ofUser userId: String) -> [RegisteredCredential] {
         state.credentials.filter { $0.userId == userId }
     }
 
@@ -110,7 +110,7 @@ package actor DevServerStore {
 
     /// Stores a new credential and, when the register token named aliases,
     /// makes them the user's aliases — both or neither.
-    func register(_ credential: StoredCredential, aliases: [StoredAlias]?) throws(APIProblem) {
+    func register(_ credential: RegisteredCredential, aliases: [StoredAlias]?) throws(APIProblem) {
         try commit { (state) throws(APIProblem) in
             if let owner = state.credentials.first(where: { $0.credentialId == credential.credentialId }) {
                 throw .registrationFailed(owner.userId == credential.userId

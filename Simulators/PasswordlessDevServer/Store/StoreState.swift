@@ -12,7 +12,7 @@ struct StoreState: Codable, Sendable, Equatable {
     /// Bumped when the layout changes incompatibly; an unknown format is refused, not guessed at.
     var format: Int
     var keys: AppKeys
-    var credentials: [StoredCredential]
+    var credentials: [RegisteredCredential]
     var aliases: [StoredAlias]
     /// Spent session and verify token ids, with their expiry: kept until the
     /// token could not be accepted anyway, so a restart does not reopen replays.
@@ -32,7 +32,7 @@ struct StoreState: Codable, Sendable, Equatable {
 
 /// A registered credential: the WebAuthn credential record plus what the
 /// hosted API stores beside it.
-struct StoredCredential: Codable, Sendable, Equatable {
+struct RegisteredCredential: Codable, Sendable, Equatable {
     var credentialId: Base64URLBytes
     var userId: String
     /// The COSE key, as the authenticator encoded it.

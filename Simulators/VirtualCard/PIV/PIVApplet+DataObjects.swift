@@ -12,7 +12,7 @@ extension PIVApplet {
         if tag == PIVObjectTag.discovery {
             return ResponseAPDU(data: PIVStandardObjects.discovery, status: .success)
         }
-        if PIVCard.pinProtectedObjects.contains(tag) && !pinVerified {
+        if PIVCardConstants.pinProtectedObjects.contains(tag) && !pinVerified {
             throw StatusError(.securityStatusNotSatisfied)
         }
         guard let value = state.object(tag) else { throw StatusError(.fileNotFound) }

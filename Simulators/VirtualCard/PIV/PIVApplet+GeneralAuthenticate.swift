@@ -45,19 +45,19 @@ extension PIVApplet {
 
     /// The PIN policy the key was generated with, or the slot's own rule.
     func effectivePINPolicy(slot: UInt8, key: PIVCardState.KeyState) -> UInt8 {
-        if key.pinPolicy != PIVCard.PINPolicy.default { return key.pinPolicy }
+        if key.pinPolicy != PIVCardConstants.PINPolicy.default { return key.pinPolicy }
         switch slot {
-        case PIVKeyReference.signature: return PIVCard.PINPolicy.always
-        case PIVKeyReference.cardAuthentication: return PIVCard.PINPolicy.never
-        default: return PIVCard.PINPolicy.once
+        case PIVKeyReference.signature: return PIVCardConstants.PINPolicy.always
+        case PIVKeyReference.cardAuthentication: return PIVCardConstants.PINPolicy.never
+        default: return PIVCardConstants.PINPolicy.once
         }
     }
 
     private func checkKeyAccess(slot: UInt8, key: PIVCardState.KeyState) throws(StatusError) {
         switch effectivePINPolicy(slot: slot, key: key) {
-        case PIVCard.PINPolicy.never:
+        case PIVCardConstants.PINPolicy.never:
             return
-        case PIVCard.PINPolicy.always:
+        case PIVCardConstants.PINPolicy.always:
             guard pinVerifiedForAlwaysKey else { throw StatusError(.securityStatusNotSatisfied) }
         default:
             guard pinVerified else { throw StatusError(.securityStatusNotSatisfied) }
@@ -65,7 +65,7 @@ extension PIVApplet {
     }
 
     private func consumeAlwaysPIN(key: PIVCardState.KeyState, slot: UInt8) {
-        if effectivePINPolicy(slot: slot, key: key) == PIVCard.PINPolicy.always {
+        if effectivePINPolicy(slot: slot, key: key) == PIVCardConstants.PINPolicy.always {
             pinVerifiedForAlwaysKey = false
         }
     }

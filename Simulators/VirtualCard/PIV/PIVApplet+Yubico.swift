@@ -29,7 +29,7 @@ extension PIVApplet {
         case PIVKeyReference.managementKey:
             items = [
                 BERTLV(tag: PIVMetadata.Tag.algorithm, value: [state.managementKey.algorithm]),
-                BERTLV(tag: PIVMetadata.Tag.policy, value: [0x00, PIVCard.TouchPolicy.never]),
+                BERTLV(tag: PIVMetadata.Tag.policy, value: [0x00, PIVCardConstants.TouchPolicy.never]),
                 BERTLV(tag: PIVMetadata.Tag.isDefault, value: [state.managementKey.isDefault ? 1 : 0]),
             ]
         default:
@@ -39,7 +39,7 @@ extension PIVApplet {
             guard let key = state.key(in: reference), let point = publicPoint(slot: reference) else {
                 throw StatusError(.referencedDataNotFound)
             }
-            let touch = key.touchPolicy == PIVCard.TouchPolicy.default ? PIVCard.TouchPolicy.never : key.touchPolicy
+            let touch = key.touchPolicy == PIVCardConstants.TouchPolicy.default ? PIVCardConstants.TouchPolicy.never : key.touchPolicy
             items = [
                 BERTLV(tag: PIVMetadata.Tag.algorithm, value: [key.algorithm]),
                 BERTLV(tag: PIVMetadata.Tag.policy, value: [effectivePINPolicy(slot: reference, key: key), touch]),

@@ -88,7 +88,7 @@ public final class PIVApplet: Applet {
             case PIVInstruction.generateAsymmetricKeyPair: return try generateKeyPair(command)
             case PIVInstruction.getData: return try getData(command)
             case PIVInstruction.putData: return try putData(command)
-            case PIVInstruction.getVersion: return ResponseAPDU(data: PIVCard.version, status: .success)
+            case PIVInstruction.getVersion: return ResponseAPDU(data: PIVCardConstants.version, status: .success)
             case PIVInstruction.getSerial: return getSerial()
             case PIVInstruction.getMetadata: return try getMetadata(command)
             case PIVInstruction.setManagementKey: return try setManagementKey(command)

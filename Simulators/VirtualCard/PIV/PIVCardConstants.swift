@@ -2,7 +2,7 @@ import PIVWire
 
 /// What this card adds to the PIV vocabulary both sides share (PIVWire): its
 /// own policies, its version and its access rules.
-enum PIVCard {
+enum PIVCardConstants {
     /// Yubico PIN policies (tag AA of GENERATE); "default" means the slot's own rule.
     enum PINPolicy {
         static let `default`: UInt8 = 0

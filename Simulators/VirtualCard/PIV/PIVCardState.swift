@@ -84,8 +84,8 @@ extension PIVCardState {
         var state = PIVCardState(
             format: currentFormat,
             serialNumber: serial,
-            pin: ReferenceData(value: PIVPadding.pad(PIVFactoryDefaults.pin), retries: PIVCard.defaultRetries, isDefault: true),
-            puk: ReferenceData(value: PIVPadding.pad(PIVFactoryDefaults.puk), retries: PIVCard.defaultRetries, isDefault: true),
+            pin: ReferenceData(value: PIVPadding.pad(PIVFactoryDefaults.pin), retries: PIVCardConstants.defaultRetries, isDefault: true),
+            puk: ReferenceData(value: PIVPadding.pad(PIVFactoryDefaults.puk), retries: PIVCardConstants.defaultRetries, isDefault: true),
             managementKey: ManagementKeyState(algorithm: PIVAlgorithmID.tripleDES,
                                               key: Hexadecimal.encode(PIVFactoryDefaults.managementKey),
                                               isDefault: true),

@@ -2,8 +2,10 @@ import Base64
 import Crypto
 import WebAuthn
 
-/// RFC 7636 with S256 only: challenge = BASE64URL(SHA-256(ASCII(verifier))).
-package enum PKCE {
+/// The server's side of PKCE, RFC 7636 with S256 only: the checks on a
+/// challenge and a verifier, and whether they match (challenge =
+/// BASE64URL(SHA-256(ASCII(verifier)))).
+package enum PKCEVerification {
     /// An S256 challenge is a SHA-256 in base64url: exactly 43 characters.
     package static func isValidChallenge(_ text: String) -> Bool {
         text.utf8.count == 43 && text.utf8.allSatisfy(isBase64URL)

@@ -3,12 +3,12 @@ import FoundationEssentials
 import WebAuthn
 
 /// What every token carries: a unique id (for single use) and its expiry.
-package protocol TokenClaims: Codable, Sendable {
+package protocol PasswordlessTokenClaims: Codable, Sendable {
     var tokenId: String { get }
     var expiresAt: Date { get }
 }
 
-extension TokenClaims {
+extension PasswordlessTokenClaims {
     /// Refuses an expired token with the hosted API's 403 and title.
     func checkNotExpired(now: Date) throws(APIProblem) {
         guard now < expiresAt else {
@@ -21,7 +21,7 @@ extension TokenClaims {
 /// one user, with the options it chose (passwordless-api.md §3 "Register token claims").
 /// Valid until it expires; it may start more than one registration, as the
 /// hosted API's may.
-struct RegisterTokenClaims: TokenClaims {
+struct RegisterTokenClaims: PasswordlessTokenClaims {
     var tokenId: String
     var expiresAt: Date
     var userId: String
@@ -39,7 +39,7 @@ struct RegisterTokenClaims: TokenClaims {
 
 /// A `session_` token from `/register/begin`: the ceremony state
 /// `/register/complete` verifies against. Single-use and short-lived.
-struct RegistrationSession: TokenClaims {
+struct RegistrationSession: PasswordlessTokenClaims {
     var ceremony = SessionCeremony.registration
     var tokenId: String
     var expiresAt: Date
@@ -54,7 +54,7 @@ struct RegistrationSession: TokenClaims {
 }
 
 /// A `session_` token from `/signin/begin`. Single-use and short-lived.
-struct SignInSession: TokenClaims {
+struct SignInSession: PasswordlessTokenClaims {
     var ceremony = SessionCeremony.signIn
     var tokenId: String
     var expiresAt: Date
@@ -69,7 +69,7 @@ struct SignInSession: TokenClaims {
 }
 
 /// A `verify_` token: the outcome a backend redeems at `/signin/verify`, once.
-package struct VerifyTokenClaims: TokenClaims {
+package struct VerifyTokenClaims: PasswordlessTokenClaims {
     package var tokenId: String
     package var expiresAt: Date
     /// `passkey_register`, `passkey_signin` or `generated_signin`.

@@ -1,6 +1,6 @@
 import DevServerBase
 /// A validated `/v1/authorize` request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1).
-package struct AuthorizationRequest: Sendable {
+package struct ValidatedAuthorizationRequest: Sendable {
     package static let maxStateLength = 2048
     package static let maxHintLength = 512
 
@@ -24,7 +24,7 @@ package struct AuthorizationRequest: Sendable {
     /// Validates the query in order: client, redirect URI (both refused on a
     /// page, since redirecting to an unchecked URI would make this an open
     /// redirector), then everything else (refused by redirect).
-    package static func parse(_ query: () throws(FormFields.Problem) -> FormFields, clients: OAuthClients) throws(Refusal) -> AuthorizationRequest {
+    package static func parse(_ query: () throws(FormFields.Problem) -> FormFields, clients: OAuthClients) throws(Refusal) -> ValidatedAuthorizationRequest {
         let fields: FormFields
         do { fields = try query() } catch {
             throw .page(OAuthError.from(error).description)
@@ -68,7 +68,7 @@ package struct AuthorizationRequest: Sendable {
         guard let challenge = fields["code_challenge"] else {
             throw refuse("invalid_request", "PKCE is required: send code_challenge (RFC 7636).")
         }
-        guard PKCE.isValidChallenge(challenge) else {
+        guard PKCEVerification.isValidChallenge(challenge) else {
             throw refuse("invalid_request", "code_challenge must be 43 base64url characters, BASE64URL(SHA-256(verifier)).")
         }
         for name in ["nonce", "login_hint", "idp"] {
@@ -79,8 +79,8 @@ package struct AuthorizationRequest: Sendable {
         if let prompt = fields["prompt"], prompt.split(separator: " ").contains("none") {
             throw refuse("login_required", "prompt=none: the devserver keeps no browser session, so a user must sign in.")
         }
-        return AuthorizationRequest(client: client, redirectURI: redirectURI, state: sentState, scopes: scopes,
-                                    nonce: fields["nonce"], codeChallenge: challenge, loginHint: fields["login_hint"],
-                                    idp: fields["idp"])
+        return ValidatedAuthorizationRequest(client: client, redirectURI: redirectURI, state: sentState, scopes: scopes,
+                                             nonce: fields["nonce"], codeChallenge: challenge, loginHint: fields["login_hint"],
+                                             idp: fields["idp"])
     }
 }
