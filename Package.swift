@@ -300,7 +300,9 @@ let package = Package(
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["Base64", "Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),
         .testTarget(name: "BeyondIdentityTests", dependencies: ["Base64", "Locking", "TestSupport", "BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
-        // The IDX client against recorded answers shaped like the public SDK's mocks (Fixtures/), on a loopback server.
+        // The IDX client against recorded answers shaped like the public SDK's mocks (Fixtures/), on a loopback server,
+        // and against the passkey-devserver program, which IDXDevServerTests and IDXSignInTests spawn: nothing imports
+        // it, but the dependency has SwiftPM build the program before this target.
         .testTarget(name: "OktaIDXTests", dependencies: ["BoundedJSON", "Base64", "Locking", "TestSupport", "OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness",
                                                    "passkey-devserver", crypto],
                     exclude: ["Fixtures"]),
