@@ -1,4 +1,5 @@
 import CBOR
+import Locking
 
 /// The discoverable credentials a getAssertion found beyond the first, still
 /// to be returned by authenticatorGetNextAssertion (0x08, CTAP 2.1 §6.3).

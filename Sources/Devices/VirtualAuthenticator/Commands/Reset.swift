@@ -1,3 +1,5 @@
+import Locking
+
 /// authenticatorReset (0x07, CTAP 2.1 §6.6).
 ///
 /// "Power-up" is the construction of the `CTAP2Authenticator` instance: a reset

@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import FoundationEssentials
+import Locking
 
 /// The CTAP2 device model: all state, and the dispatch of one request at a time.
 ///

@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import PacketDevice
 
 /// A CTAPHID device (CTAP 2.1 §11.2) in front of a `CTAP2Authenticator`:

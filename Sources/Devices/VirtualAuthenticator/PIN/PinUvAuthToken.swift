@@ -1,4 +1,5 @@
 import Crypto
+import Locking
 
 /// pinUvAuthToken permissions (CTAP 2.1 §6.5.5.7).
 struct PinUvAuthPermissions: OptionSet {

@@ -1,3 +1,5 @@
+import Locking
+
 /// The status byte of a CTAPHID KEEPALIVE packet (CTAP 2.1 §11.2.9.2.1).
 public enum KeepaliveStatus: UInt8, Sendable {
     case processing = 0x01

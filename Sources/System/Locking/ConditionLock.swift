@@ -6,15 +6,17 @@ import Musl
 
 /// A mutex with one condition variable, timed against the monotonic clock.
 ///
-/// `Locked` (the Locking target) has no condition variable, and the device needs
-/// one: `read` blocks until a packet is queued, and a user-action wait must
-/// wake at once when CANCEL arrives from another thread. Waits use
-/// CLOCK_MONOTONIC so a wall-clock jump neither shortens nor stretches them.
-final class ConditionLock: @unchecked Sendable {
+/// `Locked` has no condition variable; a waiter that must wake at once when
+/// something changes needs one: the software authenticator's `read` blocks
+/// until a packet is queued, and its user-action wait wakes when CANCEL
+/// arrives from another thread; the test harness's `Signalled` waits for an
+/// event instead of sleeping. Waits use CLOCK_MONOTONIC so a wall-clock jump
+/// neither shortens nor stretches them.
+public final class ConditionLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    init() {
+    public init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -34,15 +36,15 @@ final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    public func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
-    /// Waits for a broadcast or until `deadline` (monotonic nanoseconds; nil = no limit).
+    /// Waits for a broadcast or until `deadline` (`MonotonicClock` nanoseconds; nil = no limit).
     /// Must be called inside `withLock`. Spurious wake-ups happen: callers loop on their condition.
-    func wait(until deadline: UInt64?) {
+    public func wait(until deadline: UInt64?) {
         guard let deadline else {
             pthread_cond_wait(condition, mutex)
             return
@@ -53,7 +55,7 @@ final class ConditionLock: @unchecked Sendable {
         _ = pthread_cond_timedwait(condition, mutex, &time)
     }
 
-    func broadcast() {
+    public func broadcast() {
         pthread_cond_broadcast(condition)
     }
 }
