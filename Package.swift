@@ -297,6 +297,9 @@ let package = Package(
         .testTarget(name: "AgentLoginTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentLogin", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault",
                                                       "DevServer", "HTTPTransport", "Harness", "Interaction", "Locking", "Settings", "TestSupport",
                                                       logging]),
+        // The passkey command line in process, no programs run: ScriptedForm against ArgumentParser, the printed
+        // forms' builders, option rules and the credential helpers' input.
+        .testTarget(name: "PasskeyCLITests", dependencies: ["PasskeyCLI", "AgentProtocol", "TestSupport", argumentParser]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzTargets"]),
         .testTarget(name: "OpenIDTests", dependencies: ["Base64", "Locking", "TestSupport", "OpenID", "Tokens", "HTTPTransport", "Harness", jwtKit, crypto, cryptoExtras]),
         .testTarget(name: "BeyondIdentityTests", dependencies: ["Base64", "Locking", "TestSupport", "BeyondIdentity", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness", jwtKit, crypto, cryptoExtras]),
