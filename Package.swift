@@ -243,9 +243,11 @@ let package = Package(
         // Test support shared by the test targets: the harness plus what needs Foundation or the
         // WebAuthn model (JSON answers, the software authenticator, fixtures).
         .target(name: "TestSupport", dependencies: ["Harness", "WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
-        // The capability tests' common ground: the runtime, devices and vault composed as CoreServices does, in a temporary home.
-        .target(name: "CapabilityTestSupport", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "AgentVault", "Harness", "Interaction", "Locking"],
-                path: "Tests/CapabilityTestSupport"),
+        // The Agent tests' common ground: the runtime, devices and vault composed as CoreServices does (CapabilityStack), the
+        // agent's server started in this process (InProcessAgent), and the person scripted or refusing, all in a temporary home.
+        .target(name: "AgentTestSupport", dependencies: ["AgentCore", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentServer", "AgentVault", "Harness",
+                                                     "Interaction", "Locking", logging],
+                path: "Tests/AgentTestSupport"),
         // The devserver's test clients (passwordless, OAuth, BI, IDX) over loopback HTTP, in process or against the program:
         // shared by DevServerTests and DevServerScenarios.
         .target(name: "DevServerTestSupport", dependencies: ["Base64", "Locking", "TestSupport", "DevServer", "DevServerBase", "IDXDevServer", "WebAuthn", jwtKit, crypto],
@@ -276,7 +278,7 @@ let package = Package(
         .testTarget(name: "URLEncodingTests", dependencies: ["URLEncoding", "TestSupport"]),
         .testTarget(name: "AgentProtocolTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
         // The CLI's side of the socket in process: its deadlines, its socket, and AgentConnection against the agent's server started here.
-        .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentServer", "AgentCore", "AgentProtocol", "Interaction", "Locking",
+        .testTarget(name: "AgentClientTests", dependencies: ["AgentTestSupport", "AgentClient", "AgentServer", "AgentCore", "AgentProtocol", "Interaction", "Locking",
                                                        "Harness", "TestSupport", logging]),
         // The test support itself: the suites' own threads, signalling only the process a test opened.
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
@@ -284,17 +286,17 @@ let package = Package(
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentRuntime", "TestSupport", "Harness", "AgentCore", "AgentProtocol", "Interaction"]),
         // AgentServer in process: each pipeline handler on an EmbeddedChannel with virtual time, and the whole server on a
         // socket in a temporary directory, called through the real clients (the program itself is in Scenarios/AgentScenarios).
-        .testTarget(name: "AgentServerTests", dependencies: ["AgentServer", "AgentCore", "AgentProtocol", "AgentClient", "Interaction", "Locking",
+        .testTarget(name: "AgentServerTests", dependencies: ["AgentTestSupport", "AgentServer", "AgentCore", "AgentProtocol", "AgentClient", "Interaction", "Locking",
                                                        "Harness", "TestSupport", nio, .product(name: "NIOEmbedded", package: "swift-nio"), logging]),
         // Each capability on its own, composed over what it needs as CoreServices composes it, through its methods in-process.
-        .testTarget(name: "AgentTokensTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault", "Harness",
+        .testTarget(name: "AgentTokensTests", dependencies: ["AgentTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault", "Harness",
                                                        "Interaction", "Locking", "Settings", "TestSupport", "Tokens"]),
-        .testTarget(name: "AgentVaultTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentVault", "Harness", "Interaction", "Locking",
+        .testTarget(name: "AgentVaultTests", dependencies: ["AgentTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentVault", "Harness", "Interaction", "Locking",
                                                       "TestSupport"]),
-        .testTarget(name: "AgentDevicesTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "Harness", "Interaction", "Locking",
+        .testTarget(name: "AgentDevicesTests", dependencies: ["AgentTestSupport", "AgentDevices", "AgentProtocol", "AgentRuntime", "Harness", "Interaction", "Locking",
                                                         "TestSupport", "WebAuthn"]),
         // Login against the devserver's authorization server, in this process.
-        .testTarget(name: "AgentLoginTests", dependencies: ["CapabilityTestSupport", "AgentDevices", "AgentLogin", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault",
+        .testTarget(name: "AgentLoginTests", dependencies: ["AgentTestSupport", "AgentDevices", "AgentLogin", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault",
                                                       "DevServer", "HTTPTransport", "Harness", "Interaction", "Locking", "Settings", "TestSupport",
                                                       logging]),
         // The passkey command line in process, no programs run: ScriptedForm against ArgumentParser, the printed

@@ -1,5 +1,6 @@
 import AgentClient
 import AgentProtocol
+import AgentTestSupport
 import Foundation
 import Interaction
 import Testing

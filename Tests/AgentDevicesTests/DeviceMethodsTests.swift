@@ -1,7 +1,7 @@
 import AgentDevices
 import AgentProtocol
 import AgentRuntime
-import CapabilityTestSupport
+import AgentTestSupport
 import Foundation
 import Harness
 import Interaction

@@ -2,9 +2,9 @@ import AgentDevices
 import AgentLogin
 import AgentProtocol
 import AgentRuntime
+import AgentTestSupport
 import AgentTokens
 import AgentVault
-import CapabilityTestSupport
 import DevServer
 import Harness
 import Interaction

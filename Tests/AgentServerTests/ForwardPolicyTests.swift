@@ -1,7 +1,8 @@
 import AgentProtocol
+@testable import AgentServer
+import AgentTestSupport
 import Testing
 import TestSupport
-@testable import AgentServer
 
 /// What a forwarding socket (`ssh -R`) lets through, docs/PROTOCOL.md
 /// "Forwarding": checked before anything runs, confirmed before a token

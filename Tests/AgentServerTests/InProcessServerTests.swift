@@ -1,11 +1,12 @@
 import AgentClient
 import AgentProtocol
+@testable import AgentServer
+import AgentTestSupport
 import Foundation
 import Harness
 import Interaction
 import Testing
 import TestSupport
-@testable import AgentServer
 #if canImport(Glibc)
 import Glibc
 #endif

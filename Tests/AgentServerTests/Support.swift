@@ -1,5 +1,6 @@
 import AgentProtocol
 import Foundation
+import Harness
 import Interaction
 import Locking
 import NIOCore
@@ -39,62 +40,23 @@ func json(_ line: String) throws -> [String: Any] {
     return object
 }
 
-/// The person at the other end of a request, scripted: each question is
-/// recorded and answered from the script, in order. Not a stand-in for a part
-/// of the agent: it plays the one thing a test cannot run, the person.
-final class ScriptedPerson: UserInteraction, Sendable {
-    enum Answer: Sendable {
-        case pin(String)
-        case choice(Int)
-        case confirm(Bool)
-        case refuse(AgentError)
-        /// Runs `action` (on the asking thread), then answers `then`.
-        case after(@Sendable () -> Void, then: Bool)
-    }
+/// A request line, as a client writes it.
+func request(_ id: Int, _ method: String, _ params: String? = nil) -> String {
+    if let params { return #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"# + "\n" }
+    return #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)"}"# + "\n"
+}
 
-    private let state: Locked<(script: [Answer], pins: [PINRequest], confirmations: [ConfirmationRequest], stages: [ProgressStage])>
+/// `token.get` in the plain form `passkey token get` writes, the one the agent's fast path reads.
+func plainTokenGet(_ id: Int, _ account: String) -> String {
+    #"{"jsonrpc":"2.0","id":\#(id),"method":"token.get","params":{"account":"\#(account)","minValid":60}}"# + "\n"
+}
 
-    init(_ script: [Answer] = []) { state = Locked((script, [], [], [])) }
-
-    var pinQuestions: [PINRequest] { state.withLock { $0.pins } }
-    var confirmations: [ConfirmationRequest] { state.withLock { $0.confirmations } }
-    var progressStages: [ProgressStage] { state.withLock { $0.stages } }
-
-    private func next() throws -> Answer {
-        try state.withLock { state in
-            guard !state.script.isEmpty else { throw AgentError(.cancelled, "the script has no more answers") }
-            return state.script.removeFirst()
-        }
-    }
-
-    func progress(_ stage: ProgressStage) { state.withLock { $0.stages.append(stage) } }
-
-    func pin(_ request: PINRequest) async throws -> String {
-        state.withLock { $0.pins.append(request) }
-        switch try next() {
-        case .pin(let pin): return pin
-        case .refuse(let error): throw error
-        default: throw AgentError(.internal, "the script did not expect a PIN question")
-        }
-    }
-
-    func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int {
-        switch try next() {
-        case .choice(let index): return index
-        case .refuse(let error): throw error
-        default: throw AgentError(.internal, "the script did not expect an account question")
-        }
-    }
-
-    func confirm(_ request: ConfirmationRequest) async throws -> Bool {
-        state.withLock { $0.confirmations.append(request) }
-        switch try next() {
-        case .confirm(let allowed): return allowed
-        case .after(let action, let allowed):
-            action()
-            return allowed
-        case .refuse(let error): throw error
-        default: throw AgentError(.internal, "the script did not expect a confirmation")
+extension LineClient {
+    /// The next answer (a line with an `id` member), skipping progress notifications.
+    func nextAnswer(timeout: Double = 30) throws -> [String: Any] {
+        while true {
+            let message = try readJSON(timeout: timeout)
+            if message["method"] == nil { return message }
         }
     }
 }

@@ -1,7 +1,7 @@
 import AgentProtocol
 import AgentRuntime
+import AgentTestSupport
 import AgentTokens
-import CapabilityTestSupport
 import Harness
 import Settings
 import Testing

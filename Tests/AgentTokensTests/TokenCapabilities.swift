@@ -1,9 +1,9 @@
 import AgentDevices
 import AgentProtocol
 import AgentRuntime
+import AgentTestSupport
 import AgentTokens
 import AgentVault
-import CapabilityTestSupport
 import Harness
 import Interaction
 import Locking

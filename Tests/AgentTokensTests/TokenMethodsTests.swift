@@ -1,7 +1,7 @@
 import AgentProtocol
 import AgentRuntime
+import AgentTestSupport
 import AgentTokens
-import CapabilityTestSupport
 import Foundation
 import Harness
 import Testing

@@ -1,8 +1,8 @@
 import AgentDevices
 import AgentProtocol
 import AgentRuntime
+import AgentTestSupport
 import AgentVault
-import CapabilityTestSupport
 import Harness
 import Interaction
 import Locking

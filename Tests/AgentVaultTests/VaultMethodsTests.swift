@@ -1,6 +1,6 @@
 import AgentProtocol
 import AgentRuntime
-import CapabilityTestSupport
+import AgentTestSupport
 import Foundation
 import Harness
 import Testing

@@ -3,22 +3,20 @@ import AgentProtocol
 import AgentServer
 import Harness
 import Logging
-import Testing
-import TestSupport
 
 /// The agent's server started in this process, as `passkey-agent` starts it
 /// (ListeningSocket in a fresh 0700 directory, AgentServer over an AgentCore
 /// and its method table), in a temporary home: no child process. Clients are
 /// the real ones — `AgentConnection`, or `LineClient` for exact bytes.
-final class InProcessAgent: Sendable {
-    let harness: AgentHarness
-    let core: AgentCore
-    let server: AgentServer
+package final class InProcessAgent: Sendable {
+    package let harness: AgentHarness
+    package let core: AgentCore
+    package let server: AgentServer
     private let running: Task<Void, any Error>
 
-    var socketPath: String { harness.socketPath }
+    package var socketPath: String { harness.socketPath }
 
-    init(limits: AgentServer.Limits = AgentServer.Limits(), extraEnvironment: [String: String] = [:]) throws {
+    package init(limits: AgentServer.Limits = AgentServer.Limits(), extraEnvironment: [String: String] = [:]) throws {
         harness = try AgentHarness(extraEnvironment: extraEnvironment)
         core = try AgentCore(environment: harness.environment, runningAsAgent: false)
         // Bound and listening before `run`: a client may connect at once; it is accepted when the server starts.
@@ -29,13 +27,13 @@ final class InProcessAgent: Sendable {
     }
 
     /// Stops the server and waits until `run` has returned (connections closed, socket file removed).
-    func stop() async throws {
+    package func stop() async throws {
         server.shutdown()
         try await running.value
     }
 
     /// Runs `body` against a fresh agent, and stops it afterwards, whatever `body` did.
-    static func with<T>(limits: AgentServer.Limits = AgentServer.Limits(), extraEnvironment: [String: String] = [:],
+    package static func with<T>(limits: AgentServer.Limits = AgentServer.Limits(), extraEnvironment: [String: String] = [:],
                         _ body: (InProcessAgent) async throws -> T) async throws -> T {
         let agent = try InProcessAgent(limits: limits, extraEnvironment: extraEnvironment)
         do {
@@ -48,16 +46,16 @@ final class InProcessAgent: Sendable {
         }
     }
 
-    func connect() throws -> LineClient { try LineClient(path: socketPath) }
+    package func connect() throws -> LineClient { try LineClient(path: socketPath) }
 
     /// The vault set up in-process (fido2 slot on the software authenticator), unlocked.
-    func initializeVault(pin: String? = nil) async throws {
+    package func initializeVault(pin: String? = nil) async throws {
         _ = try await core.methods.call(VaultInitMethod.self, VaultSlotParams(slot: "fido2", pin: pin, device: DeviceChoice(device: "virtual")),
                                         interaction: ScriptedPerson())
     }
 
     /// `token.put` in-process.
-    func put(_ account: String, access: String, refresh: String, expiresIn: Int, endpoint: String) async throws {
+    package func put(_ account: String, access: String, refresh: String, expiresIn: Int, endpoint: String) async throws {
         let token: JSONValue = .object([
             "access_token": .string(access), "token_type": .string("Bearer"), "expires_in": .number(Double(expiresIn)),
             "refresh_token": .string(refresh), "issuer": .string("https://id.example.org"), "client_id": .string("cli"),
@@ -67,7 +65,7 @@ final class InProcessAgent: Sendable {
     }
 
     /// `token.get` in-process: after this the agent keeps the entry's answer in memory (its fast path can answer).
-    func get(_ account: String) async throws -> AccessTokenResult {
+    package func get(_ account: String) async throws -> AccessTokenResult {
         try await core.methods.call(TokenGetMethod.self, .init(account: account), interaction: ScriptedPerson())
     }
 }
