@@ -326,6 +326,9 @@ let package = Package(
         .testTarget(name: "PasswordlessTests", dependencies: ["Passwordless", "DevServerTestSupport", "HTTPTransport", "FIDO", "VirtualAuthenticator",
                                                         "WebAuthn", "WebAuthnClient", "Interaction", "BoundedJSON", "Base64", "Harness", "Locking",
                                                         "TestSupport"]),
+        // The URL-scheme handler on a real private dbus-daemon, called through sd-bus as a launcher calls it, over a real AgentCore.
+        .testTarget(name: "DesktopBusTests", dependencies: ["DesktopBus", "CSystemd", "AgentCore", "AgentProtocol", "Harness", "Locking", "TestSupport",
+                                                      logging]),
 
         // MARK: Scenarios — process-level suites: our programs (agent, CLI, devserver, virtual card) and real
         // counterparts (pcscd/vpcd, dbus-daemon, sshd, Chromium, the systemd user manager, git, kubectl, docker).
