@@ -329,6 +329,8 @@ let package = Package(
         // The URL-scheme handler on a real private dbus-daemon, called through sd-bus as a launcher calls it, over a real AgentCore.
         .testTarget(name: "DesktopBusTests", dependencies: ["DesktopBus", "CSystemd", "AgentCore", "AgentProtocol", "Harness", "Locking", "TestSupport",
                                                       logging]),
+        // The card capability's error mapping and method table; its methods need pcscd (Scenarios/SmartCardScenarios).
+        .testTarget(name: "AgentCardTests", dependencies: ["AgentCard", "AgentProtocol", "AgentRuntime", "ISO7816", "PIV", "SmartCard", "TestSupport"]),
 
         // MARK: Scenarios — process-level suites: our programs (agent, CLI, devserver, virtual card) and real
         // counterparts (pcscd/vpcd, dbus-daemon, sshd, Chromium, the systemd user manager, git, kubectl, docker).
