@@ -39,7 +39,10 @@ public enum CTAPHID {
         case other = 0x7F
     }
 
-    /// Splits a message into 64-byte packets on `channel`.
+    /// Splits a message into 64-byte packets on `channel`. The payload must
+    /// be at most `maximumMessageSize`: past it the sequence numbers wrap and
+    /// BCNT is cut to 16 bits. Every caller's payload is bounded (a received
+    /// message, a fixed answer, or a CBOR answer checked before it is sent).
     public static func packets(channel: UInt32, command: Command, payload: [UInt8]) -> [[UInt8]] {
         var result: [[UInt8]] = []
         result.reserveCapacity(1 + (max(0, payload.count - initPayloadSize) + continuationPayloadSize - 1) / continuationPayloadSize)
