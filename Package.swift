@@ -243,6 +243,8 @@ let package = Package(
         // Test support shared by the test targets: the harness plus what needs Foundation or the
         // WebAuthn model (JSON answers, the software authenticator, fixtures).
         .target(name: "TestSupport", dependencies: ["Harness", "WebAuthn", "CBOR", crypto], path: "Tests/TestSupport"),
+        // The software authenticator through libfido2 and the person holding it, scripted: FIDOTests, WebAuthnClientTests, PasswordlessTests.
+        .target(name: "FIDOTestSupport", dependencies: ["FIDO", "Interaction", "Locking", "VirtualAuthenticator"], path: "Tests/FIDOTestSupport"),
         // The Agent tests' common ground: the runtime, devices and vault composed as CoreServices does (CapabilityStack), the
         // agent's server started in this process (InProcessAgent), and the person scripted or refusing, all in a temporary home.
         .target(name: "AgentTestSupport", dependencies: ["AgentCore", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentServer", "AgentVault", "Harness",
@@ -258,7 +260,7 @@ let package = Package(
         .testTarget(name: "WebAuthnTests", dependencies: ["Base64", "TestSupport", "WebAuthn", "CBOR", crypto, x509, asn1]),
         .testTarget(name: "VirtualAuthenticatorTests",
                     dependencies: ["Locking", "TestSupport", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, cryptoExtras]),
-        .testTarget(name: "FIDOTests", dependencies: ["Locking", "TestSupport", "FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
+        .testTarget(name: "FIDOTests", dependencies: ["FIDOTestSupport", "Locking", "TestSupport", "FIDO", "Interaction", "CFIDO2", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard", "ISO7816",
                                                   "CBOR", crypto]),
         // The FIDO2 card client and requests both the in-process applet tests and the pcscd suite send.
         .target(name: "SmartCardTestSupport", dependencies: ["CBOR", "ISO7816", "SmartCard", crypto], path: "Tests/SmartCardTestSupport"),
@@ -320,10 +322,10 @@ let package = Package(
         // The one HTTP client's rules against real loopback servers: schemes, redirects, size limit, deadline, cancellation.
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Harness", "Locking", "TestSupport", nio]),
         // The WebAuthn client's ceremonies on the software authenticator through libfido2, judged by the relying-party verifier.
-        .testTarget(name: "WebAuthnClientTests", dependencies: ["WebAuthnClient", "FIDO", "VirtualAuthenticator", "WebAuthn", "Interaction", "Base64",
+        .testTarget(name: "WebAuthnClientTests", dependencies: ["FIDOTestSupport", "WebAuthnClient", "FIDO", "VirtualAuthenticator", "WebAuthn", "Interaction", "Base64",
                                                           "Locking", "TestSupport", crypto]),
         // The passwordless.dev client against the devserver's API in process, with the software authenticator through libfido2.
-        .testTarget(name: "PasswordlessTests", dependencies: ["Passwordless", "DevServerTestSupport", "HTTPTransport", "FIDO", "VirtualAuthenticator",
+        .testTarget(name: "PasswordlessTests", dependencies: ["FIDOTestSupport", "Passwordless", "DevServerTestSupport", "HTTPTransport", "FIDO", "VirtualAuthenticator",
                                                         "WebAuthn", "WebAuthnClient", "Interaction", "BoundedJSON", "Base64", "Harness", "Locking",
                                                         "TestSupport"]),
         // The URL-scheme handler on a real private dbus-daemon, called through sd-bus as a launcher calls it, over a real AgentCore.

@@ -1,10 +1,11 @@
 import CFIDO2
 import Dispatch
-import Foundation
 @testable import FIDO
+import FIDOTestSupport
+import Foundation
 import ISO7816
-import SmartCard
 import Locking
+import SmartCard
 import Testing
 import TestSupport
 import VirtualAuthenticator
@@ -51,7 +52,7 @@ import VirtualAuthenticator
 
     @Test("the PIN retries an error reports are read only once no other request holds the handle")
     func pinRetriesWaitForTheHandle() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(builtInUV: false))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(builtInUV: false))
         try key.device.setPIN("1234")
         let device = try key.reopened()
         let entered = DispatchSemaphore(value: 0)

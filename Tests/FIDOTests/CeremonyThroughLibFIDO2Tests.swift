@@ -1,5 +1,6 @@
 import CFIDO2
 import FIDO
+import FIDOTestSupport
 import Testing
 import TestSupport
 import VirtualAuthenticator
@@ -10,7 +11,7 @@ import WebAuthn
 @Suite(.ownThreads) struct CeremonyThroughLibFIDO2Tests {
     @Test(arguments: [COSEAlgorithm.es256, .edDSA])
     func credentialAndAssertionVerifyInLibFIDO2(algorithm: COSEAlgorithm) throws {
-        let key = try VirtualKey()
+        let key = try SoftwareKey()
         let request = MakeCredentialRequest(clientDataHash: hash("register"), rpId: "example.org", rpName: "Example",
                                             userId: Array("user-1".utf8), userName: "alice", userDisplayName: "Alice",
                                             algorithms: [algorithm], residentKey: true)
@@ -43,7 +44,7 @@ import WebAuthn
     }
 
     @Test func discoverableCredentialsComeBackMostRecentFirst() throws {
-        let key = try VirtualKey()
+        let key = try SoftwareKey()
         for name in ["first", "second", "third"] {
             _ = try key.device.makeCredential(MakeCredentialRequest(
                 clientDataHash: hash(name), rpId: "example.org", userId: Array(name.utf8), userName: name, residentKey: true))
@@ -58,7 +59,7 @@ import WebAuthn
     }
 
     @Test func excludeListHitIsAlreadyRegistered() throws {
-        let key = try VirtualKey()
+        let key = try SoftwareKey()
         let first = try key.device.makeCredential(MakeCredentialRequest(
             clientDataHash: hash("a"), rpId: "example.org", userId: [1]))
         #expect(throws: FIDOError.credentialExcluded) {
@@ -69,7 +70,7 @@ import WebAuthn
     }
 
     @Test func unknownCredentialIsNoCredentials() throws {
-        let key = try VirtualKey()
+        let key = try SoftwareKey()
         #expect(throws: FIDOError.noCredentials) {
             try key.device.getAssertion(GetAssertionRequest(rpId: "example.org", clientDataHash: hash("x"),
                                                             allowCredentialIds: [randomBytes(48)]))
@@ -77,7 +78,7 @@ import WebAuthn
     }
 
     @Test func noneAttestationWhenConfigured() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(attestation: .none))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(attestation: .none))
         let created = try key.device.makeCredential(MakeCredentialRequest(clientDataHash: hash("a"), rpId: "example.org", userId: [1]))
         #expect(created.format == "none")
         #expect(created.attestationStatement == .map([:]))

@@ -1,4 +1,5 @@
 import FIDO
+import FIDOTestSupport
 import Foundation
 import Testing
 import TestSupport
@@ -12,8 +13,8 @@ import VirtualAuthenticator
 
     /// A PIN-only key with two discoverable credentials for example.org
     /// (one with credProtect 2) and one for example.com.
-    func keyWithThreePasskeys(_ configuration: VirtualAuthenticatorConfiguration = .init(builtInUV: false)) throws -> VirtualKey {
-        let key = try VirtualKey(configuration)
+    func keyWithThreePasskeys(_ configuration: VirtualAuthenticatorConfiguration = .init(builtInUV: false)) throws -> SoftwareKey {
+        let key = try SoftwareKey(configuration)
         try key.device.setPIN(Self.pin)
         let device = try key.reopened()
         for (rpId, user, protect) in [("example.org", "alice", nil), ("example.org", "bob", 2), ("example.com", "carol", nil)] as [(String, String, Int?)] {
@@ -67,7 +68,7 @@ import VirtualAuthenticator
     }
 
     @Test func aKeyWithAFingerprintListsWithoutThePIN() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(builtInUV: true))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(builtInUV: true))
         _ = try key.device.makeCredential(MakeCredentialRequest(
             clientDataHash: hash("x"), rpId: "example.net", userId: [7], userName: "dave",
             residentKey: true, userVerification: true))
@@ -77,7 +78,7 @@ import VirtualAuthenticator
     }
 
     @Test func anEmptyKeyListsNothing() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(builtInUV: false))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(builtInUV: false))
         try key.device.setPIN(Self.pin)
         let device = try key.reopened()
         #expect(try device.managedCredentials(pin: Self.pin).isEmpty)
@@ -85,7 +86,7 @@ import VirtualAuthenticator
     }
 
     @Test func aKeyWithoutAPINOrFingerprintSaysToSetAPIN() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(builtInUV: false))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(builtInUV: false))
         #expect(throws: FIDOError.pinNotSet) { try key.device.managedCredentials(pin: nil) }
     }
 
@@ -96,7 +97,7 @@ import VirtualAuthenticator
                                                               builtInUV: false)
         _ = try keyWithThreePasskeys(configuration)
         // Plugged in again (a new instance from the state file): the reset window opens anew.
-        let replugged = try VirtualKey(configuration)
+        let replugged = try SoftwareKey(configuration)
         #expect(try replugged.device.managedCredentials(pin: Self.pin).count == 3)
         try replugged.device.reset()
         let after = try replugged.reopened()
@@ -118,7 +119,7 @@ import VirtualAuthenticator
     }
 
     @Test func resetDeclinedAtTheKeyIsDenied() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .deny, builtInUV: false))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .deny, builtInUV: false))
         #expect(throws: FIDOError.operationDenied) { try key.device.reset() }
     }
 }

@@ -1,5 +1,6 @@
 import CFIDO2
 import FIDO
+import FIDOTestSupport
 import Testing
 import TestSupport
 import VirtualAuthenticator
@@ -8,7 +9,7 @@ import WebAuthn
 @Suite(.ownThreads) struct ExtensionsThroughLibFIDO2Tests {
     /// hmac-secret: the same salt gives the same secret; with UV it is a different one (CTAP 2.1 §12.5).
     @Test func hmacSecretIsStablePerSaltAndDiffersWithUV() throws {
-        let key = try VirtualKey()
+        let key = try SoftwareKey()
         let request = MakeCredentialRequest(clientDataHash: hash("enrol"), rpId: "vault.local", userId: [1],
                                             hmacSecret: true)
         let created = try key.device.makeCredential(request)
@@ -31,7 +32,7 @@ import WebAuthn
     }
 
     @Test func credProtectThreeIsUnusableWithoutUV() throws {
-        let key = try VirtualKey()
+        let key = try SoftwareKey()
         let request = MakeCredentialRequest(clientDataHash: hash("a"), rpId: "example.org", userId: [1],
                                             residentKey: true, userVerification: true, credProtect: 3)
         let created = try key.device.makeCredential(request)

@@ -1,5 +1,6 @@
-import Foundation
 import FIDO
+import FIDOTestSupport
+import Foundation
 import Interaction
 import Locking
 import Testing
@@ -52,7 +53,7 @@ import VirtualAuthenticator
     /// Before the fix A's close cancelled B's request and dropped its answer,
     /// so B's own cancel found nothing and B waited out its libfido2 timeout.
     @Test func freeingAnotherHandleLeavesTheRequestInFlightAlone() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
         var other: FIDODevice? = try key.reopened()
         #expect(other != nil)
         let device = key.device, request = self.request
@@ -75,7 +76,7 @@ import VirtualAuthenticator
     /// frees four handles as each of the 50 requests starts, so the frees
     /// land among the requests rather than all before the first.
     @Test func requestsSucceedWhileOtherHandlesAreFreed() throws {
-        let key = try VirtualKey()
+        let key = try SoftwareKey()
         let others = Locked<[FIDODevice]>(try (0..<200).map { _ in try key.reopened() })
         let requestsStarted = Signalled(0)
         let device = key.device, request = self.request
@@ -105,7 +106,7 @@ import VirtualAuthenticator
     /// and with one waited it out and called it a touch timeout.
     @Test(arguments: [nil, Duration.seconds(2)])
     func aLostAnswerIsAnErrorAtOnce(timeout: Duration?) throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
         // Channels are allocated in sequence: this one comes right after the key's handle's.
         let probe = key.hid
         probe.write(initPacket(channel: 0xFFFF_FFFF, nonce: [1, 2, 3, 4, 5, 6, 7, 8]))

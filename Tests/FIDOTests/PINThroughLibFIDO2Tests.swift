@@ -1,4 +1,5 @@
 import FIDO
+import FIDOTestSupport
 import Foundation
 import Testing
 import TestSupport
@@ -7,7 +8,7 @@ import VirtualAuthenticator
 /// PIN handling through libfido2's ClientPIN code (protocol 2, which libfido2 prefers).
 @Suite(.ownThreads) struct PINThroughLibFIDO2Tests {
     @Test func setChangeAndUseThePIN() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(builtInUV: false))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(builtInUV: false))
         #expect(key.device.info.hasPIN == false)
         #expect(key.device.info.supportsPIN)
         try key.device.setPIN("1234")
@@ -34,12 +35,12 @@ import VirtualAuthenticator
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = VirtualAuthenticatorConfiguration(statePath: directory.appendingPathComponent("va.json").path,
                                                               builtInUV: false)
-        try VirtualKey(configuration).device.setPIN("123456")
+        try SoftwareKey(configuration).device.setPIN("123456")
         let request = GetAssertionRequest(rpId: "example.org", clientDataHash: hash("x"), userVerification: true)
         var retries = 8
         // Each "power cycle" (a new instance from the state file) allows three misses before PIN_AUTH_BLOCKED.
         while retries > 0 {
-            let key = try VirtualKey(configuration)
+            let key = try SoftwareKey(configuration)
             for attempt in 1...3 where retries > 0 {
                 retries -= 1
                 do {
@@ -59,7 +60,7 @@ import VirtualAuthenticator
                 #expect(throws: FIDOError.pinAuthBlocked) { try key.device.getAssertion(request, pin: "123456") }
             }
         }
-        let blocked = try VirtualKey(configuration)
+        let blocked = try SoftwareKey(configuration)
         #expect(throws: FIDOError.pinBlocked) { try blocked.device.getAssertion(request, pin: "123456") }
         #expect(try blocked.device.pinRetries() == 0)
     }

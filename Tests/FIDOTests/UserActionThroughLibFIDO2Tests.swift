@@ -1,5 +1,6 @@
-import Foundation
 import FIDO
+import FIDOTestSupport
+import Foundation
 import Interaction
 import Locking
 import Testing
@@ -12,17 +13,17 @@ import VirtualAuthenticator
     let request = MakeCredentialRequest(clientDataHash: hash("a"), rpId: "example.org", userId: [1])
 
     @Test func deniedPresenceIsOperationDenied() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .deny))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .deny))
         #expect(throws: FIDOError.operationDenied) { try key.device.makeCredential(request) }
     }
 
     @Test func nobodyTouchingIsATimeout() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: 300)))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: 300)))
         #expect(throws: FIDOError.userActionTimeout) { try key.device.makeCredential(request) }
     }
 
     @Test func libfido2TimeoutIsATimeoutToo() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
         #expect(throws: FIDOError.userActionTimeout) { try key.device.makeCredential(request, timeout: .milliseconds(400)) }
     }
 
@@ -30,7 +31,7 @@ import VirtualAuthenticator
     /// touch within a second. (A plain thread, not a task: the test runner's
     /// two cooperative threads may be busy with other tests.)
     @Test func waitingForTouchReportsProgressAndCancels() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
         let stages = Signalled<[ProgressStage]>([])
         let outcome = Signalled<(error: FIDOError?, at: ContinuousClock.Instant)?>(nil)
         let device = key.device, request = self.request
@@ -58,7 +59,7 @@ import VirtualAuthenticator
 
     /// Cancelling the task that awaits `perform` cancels the request on the key.
     @Test func cancellingTheTaskCancelsTheRequest() async throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .timeout(milliseconds: nil)))
         let (touchRequests, asked) = AsyncStream.makeStream(of: Void.self)
         let device = key.device, request = self.request
         let task = Task {
@@ -73,7 +74,7 @@ import VirtualAuthenticator
     }
 
     @Test func approveAfterADelaySucceeds() throws {
-        let key = try VirtualKey(VirtualAuthenticatorConfiguration(presence: .approveAfter(milliseconds: 250)))
+        let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .approveAfter(milliseconds: 250)))
         let touched = Locked(false)
         _ = try key.device.makeCredential(request, progress: { if $0 == .touch { touched.withLock { $0 = true } } })
         #expect(touched.withLock { $0 })

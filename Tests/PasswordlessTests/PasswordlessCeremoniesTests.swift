@@ -1,6 +1,7 @@
 import Base64
 import DevServerTestSupport
 import FIDO
+import FIDOTestSupport
 import FoundationEssentials
 import Passwordless
 import Testing
@@ -18,7 +19,7 @@ import WebAuthnClient
         try await DevServerHarness.with { harness in
             let app = try PasswordlessApp(harness)
             let key = try SoftwareKey()
-            let person = ScriptedPerson()
+            let person = ScriptedKeyHolder()
             let token = try await app.registerToken("user-1", alias: "alice@example.com")
             let registration = try await app.ceremonies.register(token: token, nickname: "work key", on: key.device, pin: nil,
                                                                  interaction: person)
@@ -65,17 +66,17 @@ import WebAuthnClient
             let key = try SoftwareKey()
             for user in ["user-a", "user-b"] {
                 _ = try await app.ceremonies.register(token: try await app.registerToken(user), nickname: nil, on: key.device, pin: nil,
-                                                      interaction: ScriptedPerson())
+                                                      interaction: ScriptedKeyHolder())
             }
             let byName = try await app.ceremonies.signIn(.discoverable, user: "user-b@example.com", on: key.device, pin: nil,
-                                                         interaction: ScriptedPerson())
+                                                         interaction: ScriptedKeyHolder())
             #expect(byName.userId == "user-b")
             let byDisplayName = try await app.ceremonies.signIn(.discoverable, user: "User user-a", on: key.device, pin: nil,
-                                                                interaction: ScriptedPerson())
+                                                                interaction: ScriptedKeyHolder())
             #expect(byDisplayName.userId == "user-a")
             #expect(try await app.backend.verify(token: byDisplayName.token).userId == "user-a")
 
-            let person = ScriptedPerson(account: 1)
+            let person = ScriptedKeyHolder(account: 1)
             let chosen = try await app.ceremonies.signIn(.discoverable, user: nil, on: key.device, pin: nil, interaction: person)
             let lists = person.accountLists.withLock { $0 }
             try #require(lists.count == 1 && lists[0].count == 2, "the person was asked once, with both accounts: \(lists)")
@@ -85,7 +86,7 @@ import WebAuthnClient
             #expect(try await app.backend.verify(token: chosen.token).userId == chosen.userId)
 
             let missing = await thrownError {
-                try await app.ceremonies.signIn(.discoverable, user: "mallory", on: key.device, pin: nil, interaction: ScriptedPerson())
+                try await app.ceremonies.signIn(.discoverable, user: "mallory", on: key.device, pin: nil, interaction: ScriptedKeyHolder())
             }
             guard case .ceremony(.noSuchAccount(let wanted, let available))? = missing as? PasswordlessError else {
                 Issue.record("expected noSuchAccount, got \(String(describing: missing))")
@@ -103,13 +104,13 @@ import WebAuthnClient
             let key = try SoftwareKey(VirtualAuthenticatorConfiguration(presence: .deny, verification: .deny, builtInUV: false))
             let error = await thrownError {
                 try await app.ceremonies.register(token: try await app.registerToken("user-2"), nickname: nil, on: key.device, pin: nil,
-                                                  interaction: ScriptedPerson())
+                                                  interaction: ScriptedKeyHolder())
             }
             #expect(error as? PasswordlessError == .ceremony(.authenticator(.operationDenied)))
             // Nothing was registered: a sign-in for that user is offered no credential.
             let empty = await thrownError {
                 try await app.ceremonies.signIn(.userId("user-2"), user: nil, on: try SoftwareKey().device, pin: nil,
-                                                interaction: ScriptedPerson())
+                                                interaction: ScriptedKeyHolder())
             }
             #expect(empty as? PasswordlessError == .ceremony(.authenticator(.noCredentials)))
         }
@@ -124,14 +125,14 @@ import WebAuthnClient
                                               isSoftware: true)
             try FIDODevice.open(.packetDevice(hid, descriptor)).setPIN("4826")
             let device = try FIDODevice.open(.packetDevice(hid, descriptor))  // its GetInfo now says clientPin
-            let person = ScriptedPerson(pins: ["4826"])
+            let person = ScriptedKeyHolder(pins: ["4826"])
             let registration = try await app.ceremonies.register(token: try await app.registerToken("user-3"), nickname: nil, on: device,
                                                                  pin: nil, interaction: person)
             let asked = person.pinRequests.withLock { $0 }
             #expect(asked.count == 1 && asked.first?.reason.contains("to register with \(harness.rpId)") == true, "\(asked)")
             #expect(try await app.backend.verify(token: registration.token).userId == "user-3")
             // A PIN given up front is used, and the person is not asked.
-            let quiet = ScriptedPerson()
+            let quiet = ScriptedKeyHolder()
             let signIn = try await app.ceremonies.signIn(.userId("user-3"), user: nil, on: device, pin: "4826", interaction: quiet)
             #expect(quiet.pinRequests.withLock { $0 }.isEmpty)
             #expect(try await app.backend.verify(token: signIn.token).userId == "user-3")
@@ -143,7 +144,7 @@ import WebAuthnClient
         try await DevServerHarness.with { harness in
             let app = try PasswordlessApp(harness)
             let key = try SoftwareKey()
-            let person = ScriptedPerson()
+            let person = ScriptedKeyHolder()
 
             let token = try await app.registerToken("user-4")
             harness.clock.advance(seconds: 121)

@@ -1,4 +1,5 @@
 import BoundedJSON
+import FIDOTestSupport
 import FoundationEssentials
 import Harness
 import HTTPTransport
@@ -38,7 +39,7 @@ import WebAuthn
 
     static func json(_ request: LoopbackHTTPServer.Request) throws -> [String: JSONValue] {
         guard case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: Data(request.body)) else {
-            throw PasswordlessTestFailure("the body is not a JSON object")
+            throw ScriptEnded("the body is not a JSON object")
         }
         return fields
     }

@@ -1,5 +1,6 @@
 import Crypto
 import FIDO
+import FIDOTestSupport
 import Testing
 import TestSupport
 import VirtualAuthenticator
@@ -14,14 +15,14 @@ import WebAuthnClient
     static let origin = "https://example.org"
 
     static func create(_ options: PublicKeyCredentialCreationOptionsJSON, on key: SoftwareKey, origin: String = origin,
-                       pin: String? = nil, person: ScriptedPerson = ScriptedPerson()) async throws -> RegistrationResponseJSON {
+                       pin: String? = nil, person: ScriptedKeyHolder = ScriptedKeyHolder()) async throws -> RegistrationResponseJSON {
         try await CreateCredential(options: options, origin: try WebAuthnOrigin(origin)).run(on: key.device, pin: pin, interaction: person)
     }
 
     @Test("a registration a relying party accepts: its challenge, origin and RP ID, the algorithm asked, credProps, usb, cross-platform")
     func aRegistrationTheRelyingPartyAccepts() async throws {
         let key = try SoftwareKey()
-        let person = ScriptedPerson()
+        let person = ScriptedKeyHolder()
         let options = Options.creation(algorithms: [.init(.edDSA), .init(.es256)], extensions: .init(credProps: true))
         let response = try await Self.create(options, on: key, person: person)
         let verified = try RelyingParty.verifyRegistration(response, expecting: RegistrationExpectation(options: options,
@@ -105,7 +106,7 @@ import WebAuthnClient
         // A discoverable credential answers a request that names none.
         let found = await thrownError {
             try await GetCredential(options: Options.request(), origin: try WebAuthnOrigin(Self.origin))
-                .run(on: key.device, pin: nil, interaction: ScriptedPerson())
+                .run(on: key.device, pin: nil, interaction: ScriptedKeyHolder())
         }
         #expect((found == nil) == discoverable, "\(String(describing: found))")
     }
@@ -135,7 +136,7 @@ import WebAuthnClient
 
         // run refuses the same way, and the key is never asked.
         let key = try SoftwareKey()
-        let person = ScriptedPerson()
+        let person = ScriptedKeyHolder()
         let refused = await thrownError { try await Self.create(Options.creation(rpId: "other.org"), on: key, person: person) }
         #expect(refused as? CeremonyError == .originNotAllowed(origin: Self.origin, rpId: "other.org"))
         #expect(person.stages.withLock { $0 }.isEmpty)
@@ -150,7 +151,7 @@ import WebAuthnClient
             options: options, allowedOrigins: ["https://login.example.org"]))
         let assertion = try await GetCredential(options: Options.request(rpId: "example.org", allow: [verified.credentialId]),
                                                 origin: try WebAuthnOrigin("https://www.example.org"))
-            .run(on: key.device, pin: nil, interaction: ScriptedPerson())
+            .run(on: key.device, pin: nil, interaction: ScriptedKeyHolder())
         #expect(assertion.rawId.bytes == verified.credentialId)
     }
 
@@ -181,18 +182,18 @@ import WebAuthnClient
         let origin = try WebAuthnOrigin(Self.origin)
         let hidden = await thrownError {
             try await GetCredential(options: Options.request(allow: [response.rawId.bytes], userVerification: .discouraged), origin: origin)
-                .run(on: key.device, pin: nil, interaction: ScriptedPerson())
+                .run(on: key.device, pin: nil, interaction: ScriptedKeyHolder())
         }
         #expect(hidden as? CeremonyError == .authenticator(.noCredentials))
         let shown = try await GetCredential(options: Options.request(allow: [response.rawId.bytes], userVerification: .required), origin: origin)
-            .run(on: key.device, pin: nil, interaction: ScriptedPerson())
+            .run(on: key.device, pin: nil, interaction: ScriptedKeyHolder())
         #expect(shown.rawId == response.rawId)
     }
 
     @Test("a key with a PIN and no fingerprint: the person is asked, with the RP ID; a wrong PIN is asked again with the tries left")
     func pinIsAskedAndRetried() async throws {
         let key = try SoftwareKey.withPIN("4826")
-        let person = ScriptedPerson(pins: ["1111", "4826"])
+        let person = ScriptedKeyHolder(pins: ["1111", "4826"])
         let options = Options.creation(userVerification: .required)
         let response = try await Self.create(options, on: key, person: person)
         let verified = try RelyingParty.verifyRegistration(response, expecting: RegistrationExpectation(options: options,
@@ -208,7 +209,7 @@ import WebAuthnClient
     @Test("a PIN given up front is used once: a wrong one is the key's answer, and the person is not asked")
     func aGivenPINIsNotRetried() async throws {
         let key = try SoftwareKey.withPIN("4826")
-        let person = ScriptedPerson(pins: ["4826"])
+        let person = ScriptedKeyHolder(pins: ["4826"])
         let error = await thrownError { try await Self.create(Options.creation(userVerification: .required), on: key, pin: "0000", person: person) }
         guard case .authenticator(.pinInvalid)? = error as? CeremonyError else {
             Issue.record("expected pinInvalid, got \(String(describing: error))")
@@ -220,7 +221,7 @@ import WebAuthnClient
     @Test("userVerification required on a key with neither PIN nor fingerprint: pinNotSet, before any touch")
     func requiredVerificationWithoutMeans() async throws {
         let key = try SoftwareKey(VirtualAuthenticatorConfiguration(builtInUV: false))
-        let person = ScriptedPerson()
+        let person = ScriptedKeyHolder()
         let error = await thrownError { try await Self.create(Options.creation(userVerification: .required), on: key, person: person) }
         #expect(error as? CeremonyError == .authenticator(.pinNotSet))
         #expect(person.stages.withLock { $0 }.isEmpty)

@@ -1,5 +1,6 @@
 import Base64
 import FIDO
+import FIDOTestSupport
 import Testing
 import TestSupport
 import VirtualAuthenticator
@@ -17,7 +18,7 @@ import WebAuthnClient
                          extensions: AuthenticationExtensionsClientInputsJSON? = nil) async throws -> CredentialRecord {
         let options = Options.creation(userId: Array(userId.utf8), name: name, displayName: displayName, extensions: extensions)
         let response = try await CreateCredential(options: options, origin: try WebAuthnOrigin(origin))
-            .run(on: key.device, pin: nil, interaction: ScriptedPerson())
+            .run(on: key.device, pin: nil, interaction: ScriptedKeyHolder())
         let verified = try RelyingParty.verifyRegistration(response, expecting: RegistrationExpectation(options: options,
                                                                                                        allowedOrigins: [origin]))
         return CredentialRecord(id: verified.credentialId, publicKey: verified.publicKey, signCount: verified.signCount,
@@ -25,7 +26,7 @@ import WebAuthnClient
     }
 
     static func get(_ options: PublicKeyCredentialRequestOptionsJSON, on key: SoftwareKey, account: String? = nil,
-                    person: ScriptedPerson = ScriptedPerson()) async throws -> AuthenticationResponseJSON {
+                    person: ScriptedKeyHolder = ScriptedKeyHolder()) async throws -> AuthenticationResponseJSON {
         try await GetCredential(options: options, origin: try WebAuthnOrigin(origin), account: account)
             .run(on: key.device, pin: nil, interaction: person)
     }
@@ -68,7 +69,7 @@ import WebAuthnClient
         _ = try await Self.register(key)
         let elsewhere = await thrownError {
             try await GetCredential(options: Options.request(rpId: "other.example"), origin: try WebAuthnOrigin("https://other.example"))
-                .run(on: key.device, pin: nil, interaction: ScriptedPerson())
+                .run(on: key.device, pin: nil, interaction: ScriptedKeyHolder())
         }
         #expect(elsewhere as? CeremonyError == .authenticator(.noCredentials))
     }
@@ -80,12 +81,12 @@ import WebAuthnClient
         _ = try await Self.register(key, userId: "id-bob", name: "bob", displayName: "Bob B.")
         _ = try await Self.register(key, userId: "id-carol", name: "carol", displayName: "Carol C.")
         for (account, userId) in [("bob", "id-bob"), ("Alice A.", "id-alice"), (Base64URL.encode(Array("id-carol".utf8)), "id-carol")] {
-            let person = ScriptedPerson()
+            let person = ScriptedKeyHolder()
             let response = try await Self.get(Options.request(), on: key, account: account, person: person)
             #expect(response.response.userHandle?.bytes == Array(userId.utf8), "\(account)")
             #expect(person.accountLists.withLock { $0 }.isEmpty, "named: nobody is asked")
         }
-        let person = ScriptedPerson(account: 2)
+        let person = ScriptedKeyHolder(account: 2)
         let chosen = try await Self.get(Options.request(), on: key, person: person)
         let lists = person.accountLists.withLock { $0 }
         try #require(lists.count == 1)
@@ -104,7 +105,7 @@ import WebAuthnClient
             return
         }
         #expect(wanted == "mallory" && Set(available) == ["Alice A. <alice>", "bob"])
-        let outOfRange = await thrownError { try await Self.get(Options.request(), on: key, person: ScriptedPerson(account: 5)) }
+        let outOfRange = await thrownError { try await Self.get(Options.request(), on: key, person: ScriptedKeyHolder(account: 5)) }
         #expect(outOfRange as? CeremonyError == .cancelled)
     }
 
@@ -130,7 +131,7 @@ import WebAuthnClient
     func badSalts(length: Int) async throws {
         let key = try SoftwareKey()
         let record = try await Self.register(key, extensions: .init(hmacCreateSecret: true))
-        let person = ScriptedPerson()
+        let person = ScriptedKeyHolder()
         let error = await thrownError {
             try await Self.get(Options.request(allow: [record.id], extensions: .init(hmacGetSecret: .init(salt1: Options.random(length)))),
                                on: key, person: person)
@@ -144,9 +145,9 @@ import WebAuthnClient
         let key = try SoftwareKey.withPIN("4826")
         let options = Options.creation(userVerification: .required)
         let created = try await CreateCredential(options: options, origin: try WebAuthnOrigin(Self.origin))
-            .run(on: key.device, pin: "4826", interaction: ScriptedPerson())
+            .run(on: key.device, pin: "4826", interaction: ScriptedKeyHolder())
         let registered = try RelyingParty.verifyRegistration(created, expecting: RegistrationExpectation(options: options, allowedOrigins: [Self.origin]))
-        let person = ScriptedPerson(pins: ["4826"])
+        let person = ScriptedKeyHolder(pins: ["4826"])
         let request = Options.request(allow: [registered.credentialId], userVerification: .required)
         let response = try await Self.get(request, on: key, person: person)
         let verified = try RelyingParty.verifyAuthentication(response, expecting: AuthenticationExpectation(

@@ -1,73 +1,10 @@
-import FIDO
+import FIDOTestSupport
 import FoundationEssentials
 import Interaction
 import Locking
 import TestSupport
 import VirtualAuthenticator
 import WebAuthn
-
-/// The software authenticator opened through libfido2's custom I/O, as the
-/// agent opens `--device virtual`: every ceremony here meets the libfido2
-/// code a USB key meets.
-struct SoftwareKey {
-    static let descriptor = DeviceDescriptor(path: "virtual", manufacturer: "test", product: "virtual", vendorId: 0, productId: 0,
-                                             isSoftware: true)
-    let hid: VirtualHIDDevice
-    let device: FIDODevice
-
-    init(_ configuration: VirtualAuthenticatorConfiguration = .init()) throws {
-        hid = try VirtualHIDDevice(configuration: configuration)
-        device = try FIDODevice.open(.packetDevice(hid, Self.descriptor))
-    }
-
-    /// A key without built-in UV whose PIN is `pin`, reopened so its GetInfo says so.
-    static func withPIN(_ pin: String, _ configuration: VirtualAuthenticatorConfiguration = .init(builtInUV: false)) throws -> SoftwareKey {
-        let key = try SoftwareKey(configuration)
-        try key.device.setPIN(pin)
-        return try SoftwareKey(hid: key.hid)
-    }
-
-    private init(hid: VirtualHIDDevice) throws {
-        self.hid = hid
-        device = try FIDODevice.open(.packetDevice(hid, Self.descriptor))
-    }
-}
-
-/// A person who answers what a test scripts: PINs from a list, an account by
-/// index. Every question is recorded.
-final class ScriptedPerson: UserInteraction {
-    let pins: Locked<[String]>
-    let account: Int?
-    let pinRequests = Locked<[PINRequest]>([])
-    let accountLists = Locked<[[AccountChoice]]>([])
-    let stages = Locked<[ProgressStage]>([])
-
-    init(pins: [String] = [], account: Int? = nil) {
-        self.pins = Locked(pins)
-        self.account = account
-    }
-
-    func progress(_ stage: ProgressStage) { stages.withLock { $0.append(stage) } }
-
-    func pin(_ request: PINRequest) async throws -> String {
-        pinRequests.withLock { $0.append(request) }
-        guard let pin = pins.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { throw ScriptEnded("no PIN scripted") }
-        return pin
-    }
-
-    func chooseAccount(_ accounts: [AccountChoice]) async throws -> Int {
-        accountLists.withLock { $0.append(accounts) }
-        guard let account else { throw ScriptEnded("no account choice scripted") }
-        return account
-    }
-
-    func confirm(_ request: ConfirmationRequest) async throws -> Bool { false }
-}
-
-struct ScriptEnded: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// Options as a relying party sends them.
 enum Options {
@@ -108,15 +45,5 @@ struct ClientData: Decodable, Equatable {
 
     init(_ bytes: Base64URLBytes) throws {
         self = try JSONDecoder().decode(ClientData.self, from: Data(bytes.bytes))
-    }
-}
-
-/// The error `body` threw, or nil.
-func thrownError(_ body: () async throws -> some Any) async -> (any Error)? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
     }
 }

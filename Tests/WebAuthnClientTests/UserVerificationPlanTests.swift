@@ -1,4 +1,5 @@
 import FIDO
+import FIDOTestSupport
 import Testing
 import TestSupport
 import WebAuthn
