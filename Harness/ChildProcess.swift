@@ -96,13 +96,31 @@ public struct ChildProcess: Sendable {
         return wait()
     }
 
-    /// Polls (every 10 ms) until the process ends, for at most `timeout`; its exit status, or nil if it still runs.
+    /// Waits until the process ends, for at most `timeout`; its exit status
+    /// (it is then reaped), or nil if it still runs.
     public func waitForExit(within timeout: Duration) -> Int32? {
+        awaitEnd(within: timeout)
+        return reap()
+    }
+
+    /// Blocks until the process has ended (not reaping it) or `timeout` has
+    /// passed; whether it ended. It waits on a pidfd, which becomes readable
+    /// when the process ends: no polling.
+    @discardableResult
+    public func awaitEnd(within timeout: Duration) -> Bool {
+        let descriptor = pidfd_open(pid, 0)
+        // No such process (reaped already): it has ended.
+        guard descriptor >= 0 else { return true }
+        defer { close(descriptor) }
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let status = reap() { return status }
-            guard ContinuousClock.now < deadline else { return nil }
-            usleep(10_000)
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let left = deadline - ContinuousClock.now
+            // Rounded up, so the wait never ends before the deadline; at most Int32.max ms (poll's own bound).
+            let milliseconds = left <= .zero ? 0 : Int32(min(Double(Int32.max), (left / .milliseconds(1)).rounded(.up)))
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 { return true }
+            if ready == 0 || (ready < 0 && errno != EINTR) { return false }
         }
     }
 

@@ -46,11 +46,8 @@ public final class RunningProcess: Sendable {
 
     /// Waits up to `timeout` seconds for the process to end by itself.
     public func waitForExit(timeout: TimeInterval) -> Int32? {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if let status = poll() { return status }
-            usleep(10_000)
-        }
+        if let status = poll() { return status }
+        process.awaitEnd(within: .seconds(timeout))
         return poll()
     }
 
