@@ -18,9 +18,13 @@ import Glibc
         environment["DETACHED_TEST_MARKER"] = String(marker.split(separator: "=")[1])
         let sleeper = try RunningProcess("/bin/sleep", ["600"], environment: environment, directory: directory, name: "sleep")
         defer { sleeper.stop(signal: SIGKILL) }
-        // posix_spawn returns once the child has exec'd (glibc spawns with
-        // CLONE_VFORK, so it can report a failed exec): no waiting needed.
-        #expect(TextFile.read("/proc/\(sleeper.pid)/cmdline").hasPrefix("/bin/sleep\0"))
+        // Until its exec has set up the new image, the child's /proc shows
+        // nothing or our own environment: posix_spawn's parent is woken inside
+        // execve, before the new argument and environment pages exist. No
+        // event marks that moment, so this one wait looks again on a timer.
+        try sleeper.waitUntil("sleep has started", timeout: 30) {
+            TextFile.read("/proc/\(sleeper.pid)/cmdline").hasPrefix("/bin/sleep\0")
+        }
 
         #expect(DetachedProcess(pid: sleeper.pid, environmentEntry: "DETACHED_TEST_MARKER=other") == nil,
                 "a process whose environment lacks the entry is not opened")
