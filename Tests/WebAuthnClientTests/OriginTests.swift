@@ -12,7 +12,10 @@ import TestSupport
                       ("http://localhost:80", "http://localhost"), ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
                       ("http://app.localhost:3000", "http://app.localhost:3000"), ("https://example.org:08443", "https://example.org:8443"),
                       ("http://[::1]", "http://[::1]"), ("http://[::1]:8080", "http://[::1]:8080"),
-                      ("https://[2001:DB8::1]:8443", "https://[2001:db8::1]:8443")])
+                      ("https://[2001:DB8::1]:8443", "https://[2001:db8::1]:8443"),
+                      // As a URL parser reads a port: empty is none, leading zeros are allowed.
+                      ("https://example.org:", "https://example.org"), ("https://example.org:000443", "https://example.org"),
+                      ("https://example.org:0000008443", "https://example.org:8443")])
     func serialization(text: String, serialized: String) throws {
         #expect(try WebAuthnOrigin(text).serialization == serialized)
     }
@@ -26,10 +29,13 @@ import TestSupport
 
     @Test("not an origin: a path, a query, user information, a bad port, no host, or plain http off this machine",
           arguments: ["example.org", "https://example.org/login", "https://example.org//", "https://example.org?x=1", "https://example.org#top", "https://exa mple.org",
-                      "https://user@example.org", "https://evil.example@example.org", "https://example.org:", "https://example.org:-1",
+                      "https://user@example.org", "https://evil.example@example.org", "https://example.org:-1",
                       "https://example.org:+443", "https://example.org:65536", "https://example.org:8o", "https://", "https://:443",
                       "https://[::1", "https://[::1]x", "https://::1", "http://example.org", "http://127.0.0.1.example.org",
-                      "http://[2001:db8::1]", "ftp://example.org"])
+                      "http://[2001:db8::1]", "ftp://example.org", "https://example.org:0065536",
+                      // A bracketed host must be an IPv6 address; no forbidden host code point outside one.
+                      "https://[example.org]", "https://[1.2.3.4]", "https://[]", "https://exa<mple.org", "https://exa>mple.org",
+                      "https://a^b.example", "https://a|b.example", "https://a]b.example", "https://a[b.example"])
     func notAnOrigin(text: String) {
         #expect(throws: CeremonyError.self) { try WebAuthnOrigin(text) }
     }
@@ -60,6 +66,8 @@ import TestSupport
         }
         #expect(throws: CeremonyError.self) { try WebAuthnOrigin("https://93.184.216.34").relyingPartyId("216.34") }
         #expect(try WebAuthnOrigin("https://93.184.216.34").relyingPartyId("93.184.216.34") == "93.184.216.34")
+        // With a trailing dot it is still an address (a URL parser drops the dot first).
+        #expect(throws: CeremonyError.self) { try WebAuthnOrigin("https://93.184.216.34.").relyingPartyId("216.34.") }
     }
 
     @Test("the errors say what is wrong with the origin")

@@ -1,4 +1,7 @@
 import LoopbackHost
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A WebAuthn caller origin (`https://host[:port]`) and the relying party
 /// ids it may use (WebAuthn L3 §5.1.3 step 7, §5.1.4.1 step 7).
@@ -30,7 +33,8 @@ public struct WebAuthnOrigin: Sendable, Equatable {
         var portPart: Substring?
         if authority.hasPrefix("[") {
             // An IPv6 literal: its own colons are inside the brackets, the port after them.
-            guard let close = authority.firstIndex(of: "]") else { throw .invalidOptions("origin \"\(text)\" has a bad host") }
+            guard let close = authority.firstIndex(of: "]"), Self.isIPv6(authority[authority.index(after: authority.startIndex)..<close])
+            else { throw .invalidOptions("origin \"\(text)\" has a bad host") }
             hostPart = authority[...close]
             let after = authority[authority.index(after: close)...]
             if let colon = after.first {
@@ -42,20 +46,23 @@ public struct WebAuthnOrigin: Sendable, Equatable {
             portPart = authority[authority.index(after: colon)...]
         }
         var port: Int?
-        if let portPart {
-            // Decimal digits only (no sign, no spaces), at most 65535, as a URL's port.
-            guard (1...5).contains(portPart.utf8.count), portPart.utf8.allSatisfy({ (48...57).contains($0) }),
-                  let value = Int(portPart), value <= 65535 else {
+        // As a URL's port (WHATWG URL, "port state"): decimal digits only (no
+        // sign, no spaces), leading zeros allowed, at most 65535; empty is no port.
+        if let portPart, !portPart.isEmpty {
+            let significant = portPart.drop { $0 == "0" }
+            guard portPart.utf8.allSatisfy({ (48...57).contains($0) }), significant.utf8.count <= 5,
+                  let value = significant.isEmpty ? 0 : Int(significant), value <= 65535 else {
                 throw .invalidOptions("origin \"\(text)\" has a bad port")
             }
             port = value
         }
         host = hostPart.lowercased()
         guard !host.isEmpty else { throw .invalidOptions("origin \"\(text)\" has no host") }
-        // No URL delimiter, escape, space or control character (a query or a
-        // fragment is no part of an origin), and a colon only in brackets.
-        guard host.hasPrefix("[") || !host.contains(":"),
-              !host.unicodeScalars.contains(where: { "?#\\%".unicodeScalars.contains($0) || $0.properties.isWhitespace
+        // No forbidden host code point (WHATWG URL: a query or a fragment is
+        // no part of an origin), percent sign, space or control character;
+        // colons and brackets only in an IPv6 literal.
+        guard host.hasPrefix("[") || !host.unicodeScalars.contains(where: { ":[]".unicodeScalars.contains($0) }),
+              !host.unicodeScalars.contains(where: { "?#\\%<>^|".unicodeScalars.contains($0) || $0.properties.isWhitespace
                                                       || $0.properties.generalCategory == .control }) else {
             throw .invalidOptions("origin \"\(text)\" has a bad host")
         }
@@ -89,8 +96,17 @@ public struct WebAuthnOrigin: Sendable, Equatable {
     /// "ends in a number").
     var isIPAddress: Bool {
         if host.hasPrefix("[") { return true }
-        guard let last = host.split(separator: ".", omittingEmptySubsequences: false).last, !last.isEmpty else { return false }
+        var labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        // One trailing dot is dropped first (`1.2.3.4.` is still an address).
+        if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }
+        guard let last = labels.last, !last.isEmpty else { return false }
         if last.lowercased().hasPrefix("0x") { return last.dropFirst(2).allSatisfy(\.isHexDigit) }
         return last.utf8.allSatisfy { (48...57).contains($0) }
+    }
+
+    /// Whether the text inside an IPv6 literal's brackets is an IPv6 address.
+    private static func isIPv6(_ text: Substring) -> Bool {
+        var address = in6_addr()
+        return !text.isEmpty && text.utf8.count <= 64 && inet_pton(AF_INET6, String(text), &address) == 1
     }
 }
