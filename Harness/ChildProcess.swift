@@ -108,11 +108,19 @@ public struct ChildProcess: Sendable {
     /// when the process ends: no polling.
     @discardableResult
     public func awaitEnd(within timeout: Duration) -> Bool {
-        let descriptor = pidfd_open(pid, 0)
-        // No such process (reaped already): it has ended.
-        guard descriptor >= 0 else { return true }
-        defer { close(descriptor) }
         let deadline = ContinuousClock.now + timeout
+        let descriptor = pidfd_open(pid, 0)
+        guard descriptor >= 0 else {
+            // No such process: reaped already, so it has ended.
+            if errno == ESRCH { return true }
+            // No pidfd to be had (out of descriptors, a sandbox): look every 10 ms instead.
+            while !hasEnded {
+                guard ContinuousClock.now < deadline else { return false }
+                usleep(10_000)
+            }
+            return true
+        }
+        defer { close(descriptor) }
         while true {
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let left = deadline - ContinuousClock.now
@@ -122,6 +130,14 @@ public struct ChildProcess: Sendable {
             if ready > 0 { return true }
             if ready == 0 || (ready < 0 && errno != EINTR) { return false }
         }
+    }
+
+    /// Whether the process has ended, without reaping it (waitid with WNOWAIT).
+    private var hasEnded: Bool {
+        var info = siginfo_t()
+        let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+        // Ended: a zombie (si_pid set) or already reaped (ECHILD).
+        return result == 0 ? info._sifields._sigchld.si_pid == pid : errno == ECHILD
     }
 
     /// The exit status of a wait status: the code it exited with, or 128 + the

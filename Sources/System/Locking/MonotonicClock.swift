@@ -30,7 +30,8 @@ public enum MonotonicClock {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return now() }
         let (scaled, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        let (sum, overflowAgain) = now().addingReportingOverflow(scaled &+ UInt64(attoseconds / 1_000_000_000))
-        return overflow || overflowAgain ? UInt64.max : sum
+        let (nanoseconds, overflowAgain) = scaled.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
+        let (sum, overflowOnceMore) = now().addingReportingOverflow(nanoseconds)
+        return overflow || overflowAgain || overflowOnceMore ? UInt64.max : sum
     }
 }
