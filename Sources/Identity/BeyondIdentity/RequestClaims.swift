@@ -1,6 +1,7 @@
 import Base64
 import FoundationEssentials
 import Tokens
+import WebAuthnClient
 import WebAuthnJSON
 
 /// The payload of a Beyond Identity request JWT (okta-bi.md §1.2 and the
@@ -100,17 +101,16 @@ struct RequestClaims: Decodable, Sendable {
             expiresAt: OutsideSeconds.instant(OutsideSeconds.whole(exp) ?? 0))
     }
 
-    /// The WebAuthn origin is `https://host[:port]` (http only on loopback)
-    /// with nothing after it, and the RP ID is its host or a parent domain of it.
-    /// The host is read as every trust rule reads it (`URLLocation`).
+    /// The WebAuthn origin and RP ID by the one rule the ceremony itself
+    /// applies (WebAuthnClient's `WebAuthnOrigin`): `https://host[:port]`
+    /// (http only on this machine) with nothing after it, and the RP ID its
+    /// host or a parent domain of it (none for an IP address).
     static func checkWebAuthnOrigin(_ origin: String, rpId: String) throws(InvokeError) {
-        guard let location = URLLocation(origin), location.path.isEmpty || location.path == "/", location.query == nil,
-              !origin.contains("#") else {
+        let parsed: WebAuthnOrigin
+        do { parsed = try WebAuthnOrigin(origin) } catch {
             throw .malformedRequest("its WebAuthn origin is not an https origin")
         }
-        let host = location.host
-        let rp = rpId.lowercased()
-        guard !rp.isEmpty, rp.utf8.count <= 253, host == rp || host.hasSuffix("." + rp) else {
+        guard rpId.utf8.count <= 253, (try? parsed.relyingPartyId(rpId)) != nil, !rpId.isEmpty else {
             throw .malformedRequest("its RP ID is not the origin's host or a parent domain of it")
         }
     }
