@@ -206,7 +206,7 @@ import Glibc
         }
     }
 
-    @Test("8 requests in flight that wait on no person: the connection is read no further, and its next lines are served later in order, not refused")
+    @Test("20 requests pipelined behind a held refresh, more than the 8 a connection may have in flight: all served later, in order, none refused")
     func pausedNotRefused() async throws {
         try await Self.withHeldRefresh { agent, endpoint in
             let client = try agent.connect()

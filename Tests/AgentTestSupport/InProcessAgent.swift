@@ -26,6 +26,9 @@ package final class InProcessAgent: Sendable {
         running = Task { try await server.run() }
     }
 
+    /// A test that failed before `stop` leaves no server listening behind it.
+    deinit { server.shutdown() }
+
     /// Stops the server and waits until `run` has returned (connections closed, socket file removed).
     package func stop() async throws {
         server.shutdown()
