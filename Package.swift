@@ -85,8 +85,9 @@ let package = Package(
         .target(name: "Reports", path: "Sources/Wire/Reports"),
         // One line naming the JSON member a DecodingError is about, for every reader of outside JSON.
         .target(name: "DecodingErrors", path: "Sources/Wire/DecodingErrors"),
-        // Percent-encoding, the one encoder and decoder (forms, queries, redirect parameters, settings file names).
-        .target(name: "URLEncoding", path: "Sources/Wire/URLEncoding"),
+        // The URL rules, one type each: which hosts can only mean this machine (LoopbackHost), where tokens may be sent
+        // (Endpoint), how a URL compares to a trusted location (URLLocation and its Pattern), percent-encoding.
+        .target(name: "URLPolicy", path: "Sources/Wire/URLPolicy"),
         // base64url, the one encoder and decoder; each caller says whether its protocol allows padding.
         .target(name: "Base64", path: "Sources/Wire/Base64"),
         // WebAuthn's JSON forms on FoundationEssentials alone: the agent's protocol speaks them.
@@ -94,8 +95,6 @@ let package = Package(
         .target(name: "WebAuthn", dependencies: ["Base64", "WebAuthnJSON", "CBOR", "Hexadecimal", crypto, cryptoExtras, x509, asn1], path: "Sources/Wire/WebAuthn"),
         // What an operation asks the user (PIN, touch, which account): no dependencies, so the light client can use it.
         .target(name: "Interaction", path: "Sources/Wire/Interaction"),
-        // Which host names can only mean this machine: one rule for http token endpoints, http WebAuthn origins, the devserver's listen address.
-        .target(name: "LoopbackHost", path: "Sources/Wire/LoopbackHost"),
 
         // MARK: Sources/Devices — security keys and smart cards: libfido2 and pcsc-lite, and the
         // software authenticator `passkey-agent --device virtual` serves.
@@ -111,25 +110,25 @@ let package = Package(
 
         // MARK: Sources/Identity — the network: HTTP, WebAuthn ceremonies on a key, passwordless.dev,
         // OAuth token sets, Beyond Identity, Okta IDX.
-        .target(name: "HTTPTransport", dependencies: ["URLEncoding", "Hexadecimal", "Locking", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
-        .target(name: "WebAuthnClient", dependencies: ["Base64", "FIDO", "WebAuthn", "CBOR", "Interaction", "LoopbackHost", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
+        .target(name: "HTTPTransport", dependencies: ["URLPolicy", "Hexadecimal", "Locking", httpClient, nio, .product(name: "NIOHTTP1", package: "swift-nio")], path: "Sources/Identity/HTTPTransport"),
+        .target(name: "WebAuthnClient", dependencies: ["Base64", "FIDO", "WebAuthn", "CBOR", "Interaction", "URLPolicy", crypto, cryptoExtras], path: "Sources/Identity/WebAuthnClient"),
         .target(name: "Passwordless", dependencies: ["Reports", "WebAuthnClient", "WebAuthn", "FIDO", "Interaction", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Passwordless"),
-        .target(name: "Tokens", dependencies: ["URLEncoding", "DecodingErrors", "HTTPTransport", "LoopbackHost"], path: "Sources/Identity/Tokens"),
+        .target(name: "Tokens", dependencies: ["URLPolicy", "DecodingErrors", "HTTPTransport"], path: "Sources/Identity/Tokens"),
         // OpenID Connect for `passkey login`: discovery, PKCE, the loopback redirect listener, the
         // device grant, ID-token validation (jwt-kit: no hand-written JOSE), revocation.
-        .target(name: "OpenID", dependencies: ["URLEncoding", "Base64", "Locking", "Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
+        .target(name: "OpenID", dependencies: ["URLPolicy", "Base64", "Locking", "Tokens", "HTTPTransport", "DecodingErrors", "Hexadecimal", "SecureFiles", jwtKit, crypto,
                                                nio, nioPosix, nioHTTP1], path: "Sources/Identity/OpenID"),
         // Beyond Identity invoke URLs (issue 12): URL shapes, the request JWT verified against its
         // trusted `jku` (jwt-kit through OpenID's key choice), the proof and passkey binding calls.
-        .target(name: "BeyondIdentity", dependencies: ["Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnClient", "WebAuthnJSON", "LoopbackHost", "CPSL", jwtKit], path: "Sources/Identity/BeyondIdentity"),
+        .target(name: "BeyondIdentity", dependencies: ["Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnClient", "WebAuthnJSON", "URLPolicy", "CPSL", jwtKit], path: "Sources/Identity/BeyondIdentity"),
         // Okta Identity Engine (issue 13): interact, introspect, the remediation forms as the server
         // describes them, WebAuthn enroll/challenge data, the interaction_code grant.
-        .target(name: "OktaIDX", dependencies: ["Reports", "BoundedJSON", "Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
+        .target(name: "OktaIDX", dependencies: ["URLPolicy", "Reports", "BoundedJSON", "Base64", "Locking", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "DecodingErrors"], path: "Sources/Identity/OktaIDX"),
 
         // MARK: Sources/Agent — the vault, settings, the socket protocol (vocabulary only), the core
         // that runs every method, the server, and the client the CLI uses.
         .target(name: "Vault", dependencies: ["Locking", "FIDO", "Interaction", "PIV", "SmartCard", "Hexadecimal", "ISO7816", "SecureFiles", "WebAuthn", crypto], path: "Sources/Agent/Vault"),
-        .target(name: "Settings", dependencies: ["URLEncoding", "SecureFiles"], path: "Sources/Agent/Settings"),
+        .target(name: "Settings", dependencies: ["URLPolicy", "SecureFiles"], path: "Sources/Agent/Settings"),
         // Asking the person where no socket client answers: pinentry (PIN, CONFIRM) and a
         // UserInteraction over it, for the CLI without a terminal and the agent's own D-Bus requests.
         .target(name: "Prompts", dependencies: ["CSpawn", "Interaction", "Hexadecimal"], path: "Sources/Agent/Prompts"),
@@ -147,14 +146,14 @@ let package = Package(
         .target(name: "AgentCard", dependencies: ["AgentProtocol", "AgentRuntime", "PIV", "PIVWire", "SmartCard"], path: "Sources/Agent/AgentCard"),
         .target(name: "AgentTokens", dependencies: ["AgentProtocol", "AgentRuntime", "AgentVault", "HTTPTransport", "Locking", "OpenID", "Settings", "Tokens",
                                                     "Vault"], path: "Sources/Agent/AgentTokens"),
-        .target(name: "AgentLogin", dependencies: ["AgentDevices", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault", "BeyondIdentity", "HTTPTransport",
+        .target(name: "AgentLogin", dependencies: ["URLPolicy", "AgentDevices", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault", "BeyondIdentity", "HTTPTransport",
                                                    "Interaction", "Locking", "OktaIDX", "OpenID", "SecureFiles", "Settings", "Tokens", "Vault", "WebAuthn",
                                                    "WebAuthnClient", "WebAuthnJSON"], path: "Sources/Agent/AgentLogin"),
         // The composition root: builds the capabilities and answers `agent.status` and `devices.list`.
         .target(name: "AgentCore", dependencies: ["AgentCard", "AgentDevices", "AgentLogin", "AgentProtocol", "AgentRuntime", "AgentTokens", "AgentVault",
                                                   "FIDO", "Hexadecimal", "Interaction", "Locking", "Settings", "WebAuthnClient"], path: "Sources/Agent/AgentCore"),
         // The URL-scheme handler as a D-Bus-activatable application: `Open` on the session bus runs `invoke`.
-        .target(name: "DesktopBus", dependencies: ["AgentRuntime", "CSystemd", "AgentCore", "AgentProtocol", "Interaction", "Prompts", "Settings", "Tokens", logging],
+        .target(name: "DesktopBus", dependencies: ["URLPolicy", "AgentRuntime", "CSystemd", "AgentCore", "AgentProtocol", "Interaction", "Prompts", "Settings", "Tokens", logging],
                 path: "Sources/Agent/DesktopBus"),
         .target(name: "AgentServer", dependencies: ["AgentRuntime", "Locking", "AgentCore", "AgentProtocol", "Interaction", "CMalloc", "DesktopBus",
                                                     nio, nioPosix, logging], path: "Sources/Agent/AgentServer"),
@@ -163,7 +162,7 @@ let package = Package(
         // The `passkey` command line: argument parsing, prompts, output.
         // Light on purpose: it is all `passkey` links, so nothing that opens a device or the network.
         .target(name: "PasskeyCLI", dependencies: ["CSpawn", "Locking", "AgentClient", "AgentProtocol", "Interaction", "Prompts", "StandardError", "BuildInfo", "DecodingErrors", "Settings",
-                                                  "WebAuthnJSON", "Hexadecimal", "LoopbackHost", argumentParser], path: "Sources/Programs/PasskeyCLI",
+                                                  "WebAuthnJSON", "Hexadecimal", "URLPolicy", argumentParser], path: "Sources/Programs/PasskeyCLI",
                 swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),  // async code stays on the caller's thread
         // `passkey` is the light client (no device libraries); it execs `passkey-local`, the same
         // commands with the agent's core, when no agent answers (docs/ARCHITECTURE.md, "Programs").
@@ -185,25 +184,25 @@ let package = Package(
         // benchmark: never part of what ships, so no target under Sources/ uses one (scripts/layers).
         // What every server of the devserver shares: problem answers, JSON and form bodies, the OAuth 2.0
         // pieces both token servers speak, the app's keys and their header check, the clock.
-        .target(name: "DevServerBase", dependencies: ["URLEncoding", "Base64", "Locking", "WebAuthn", "DecodingErrors", "Hexadecimal", hummingbird, httpTypes, nio, crypto],
+        .target(name: "DevServerBase", dependencies: ["URLPolicy", "Base64", "Locking", "WebAuthn", "DecodingErrors", "Hexadecimal", hummingbird, httpTypes, nio, crypto],
                 path: "Simulators/DevServerBase"),
         // passwordless.dev's public and secret API (register and sign-in ceremonies, tokens, aliases, credentials,
         // users) and the devserver's one state file, which also keeps the OAuth server's signing keys.
         .target(name: "PasswordlessDevServer", dependencies: ["DevServerBase", "Base64", "WebAuthn", "Hexadecimal", "SecureFiles", hummingbird, httpTypes,
                                                              crypto, cryptoExtras, logging], path: "Simulators/PasswordlessDevServer"),
         // The Beyond-Identity-like IdP under /bi: OIDC with signed request JWTs, the passkey proof, binding jobs.
-        .target(name: "BeyondIdentityDevServer", dependencies: ["DevServerBase", "URLEncoding", "Base64", "WebAuthn", "Hexadecimal", hummingbird, httpTypes, nio, jwtKit,
+        .target(name: "BeyondIdentityDevServer", dependencies: ["DevServerBase", "URLPolicy", "Base64", "WebAuthn", "Hexadecimal", hummingbird, httpTypes, nio, jwtKit,
                                                                crypto, cryptoExtras], path: "Simulators/BeyondIdentityDevServer"),
         // The Okta-like OAuth 2.0 / OpenID Connect server: signs users in on the passwordless side or through the
         // BI IdP; its token endpoint also redeems IDX interaction codes.
-        .target(name: "OAuthDevServer", dependencies: ["DevServerBase", "URLEncoding", "PasswordlessDevServer", "BeyondIdentityDevServer", "Base64", "WebAuthn", "Hexadecimal",
+        .target(name: "OAuthDevServer", dependencies: ["DevServerBase", "URLPolicy", "PasswordlessDevServer", "BeyondIdentityDevServer", "Base64", "WebAuthn", "Hexadecimal",
                                                       hummingbird, httpTypes, jwtKit, crypto, logging], path: "Simulators/OAuthDevServer"),
         // The Okta Identity Engine (IDX) subset: interact, the remediations, WebAuthn enrolment and challenge, the interaction code.
         .target(name: "IDXDevServer", dependencies: ["DevServerBase", "OAuthDevServer", "Base64", "WebAuthn", "Hexadecimal", "SecureFiles",
                                                     hummingbird, httpTypes, nio, crypto], path: "Simulators/IDXDevServer"),
         // passkey-devserver as a library: the four servers on one loopback listener, one route table, one browser boundary.
         .target(name: "DevServer", dependencies: ["DevServerBase", "PasswordlessDevServer", "BeyondIdentityDevServer", "OAuthDevServer", "IDXDevServer",
-                                                 "Base64", "WebAuthn", "LoopbackHost", hummingbird, httpTypes, serviceLifecycle, nio, logging],
+                                                 "Base64", "WebAuthn", "URLPolicy", hummingbird, httpTypes, serviceLifecycle, nio, logging],
                 path: "Simulators/DevServer"),
         // A PIV card and a FIDO2-over-NFC applet behind pcscd's vpcd reader, so PC/SC code meets the real pcscd.
         .target(name: "VirtualCard", dependencies: ["Locking", "Hexadecimal", "ISO7816", "PIVWire", "SecureFiles", "VirtualAuthenticator", crypto, logging], path: "Simulators/VirtualCard"),
@@ -213,21 +212,21 @@ let package = Package(
         // The virtual card as a program, attached to a vpcd reader.
         .executableTarget(name: "passkey-vcard", dependencies: ["VirtualCard", "VirtualAuthenticator", "BuildInfo", argumentParser, logging], path: "Simulators/passkey-vcard"),
         // `passkey demo`: each feature end to end against the devserver, the virtual card and the software key.
-        .executableTarget(name: "passkey-demo", dependencies: ["URLEncoding", "CSpawn", "PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless", "OpenID",
+        .executableTarget(name: "passkey-demo", dependencies: ["URLPolicy", "CSpawn", "PasskeyCLI", "BuildInfo", "AgentCore", "AgentProtocol", "Passwordless", "OpenID",
                                                               "DevServer", "OAuthDevServer", "IDXDevServer", "HTTPTransport", "Settings", argumentParser], path: "Simulators/passkey-demo"),
 
         // MARK: Benchmarks — the figures docs/BENCHMARKS.md records (release build); may use Sources and Simulators.
         // The floor for the agent's socket round trip: a minimal C epoll server (AgentSocketBenchmarks).
         .executableTarget(name: "passkey-bench-epoll", path: "Benchmarks/passkey-bench-epoll"),
         // Depends on the programs it runs, so one build makes them all.
-        .executableTarget(name: "passkey-bench", dependencies: ["URLEncoding", "Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "DevServerBase", "OAuthDevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "passkey-bench-epoll", "Harness", crypto, argumentParser], path: "Benchmarks/passkey-bench"),
+        .executableTarget(name: "passkey-bench", dependencies: ["URLPolicy", "Locking", "FIDO", "SmartCard", "ISO7816", "Interaction", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "Passwordless", "HTTPTransport", "DevServer", "DevServerBase", "OAuthDevServer", "OpenID", "Settings", "StandardError", "passkey-agent", "passkey", "passkey-local", "passkey-vcard", "passkey-bench-epoll", "Harness", crypto, argumentParser], path: "Benchmarks/passkey-bench"),
 
         // Build tooling: not a layer of what ships.
         .plugin(name: "BuildCommit", capability: .buildTool(), path: "Plugins/BuildCommit"),
 
         // MARK: Fuzzing (docs/FUZZING.md): one target per parser of outside bytes,
         // run by libFuzzer in the build scripts/fuzz makes (see the end of this file).
-        .target(name: "FuzzTargets", dependencies: ["URLEncoding", "Base64", "CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
+        .target(name: "FuzzTargets", dependencies: ["URLPolicy", "Base64", "CBOR", "FIDO", "Interaction", "PacketDevice", "VirtualAuthenticator", "WebAuthn", "WebAuthnClient", "SmartCard",
                                                    "ISO7816", "PIVWire", "VirtualCard", "Tokens", "OpenID", "BeyondIdentity", "OktaIDX", "DevServerBase", "BeyondIdentityDevServer", "OAuthDevServer", "IDXDevServer", "Settings", "AgentProtocol", "AgentClient", "PasskeyCLI",
                                                    crypto, logging],
                 path: "Fuzz/Targets"),
@@ -268,7 +267,7 @@ let package = Package(
         .testTarget(name: "SmartCardTests",
                     dependencies: ["SmartCardTestSupport", "Reports", "TestSupport", "Hexadecimal", "ISO7816", "SmartCard", "PIV", "VirtualCard", "VirtualAuthenticator", "CBOR", "WebAuthn", crypto, x509, logging]),
         // The devserver's servers in process, over loopback HTTP; the program itself is in Scenarios/DevServerScenarios.
-        .testTarget(name: "DevServerTests", dependencies: ["LoopbackHost", "Base64", "Locking", "TestSupport", "DevServerTestSupport", "DevServer", "DevServerBase",
+        .testTarget(name: "DevServerTests", dependencies: ["URLPolicy", "Base64", "Locking", "TestSupport", "DevServerTestSupport", "DevServer", "DevServerBase",
                                                      "OAuthDevServer", "IDXDevServer", "WebAuthn", "CBOR", jwtKit, crypto]),
         .testTarget(name: "SettingsTests", dependencies: ["TestSupport", "Settings", "Harness"]),
         .testTarget(name: "InteractionTests", dependencies: ["TestSupport", "Interaction", "Prompts"]),
@@ -277,7 +276,7 @@ let package = Package(
         .testTarget(name: "PIVWireTests", dependencies: ["TestSupport", "PIVWire", "Hexadecimal"]),
         .testTarget(name: "HexadecimalTests", dependencies: ["TestSupport", "Hexadecimal"]),
         .testTarget(name: "Base64Tests", dependencies: ["Base64", "TestSupport"]),
-        .testTarget(name: "URLEncodingTests", dependencies: ["URLEncoding", "TestSupport"]),
+        .testTarget(name: "URLPolicyTests", dependencies: ["URLPolicy", "TestSupport"]),
         .testTarget(name: "AgentProtocolTests", dependencies: ["TestSupport", "AgentClient", "AgentProtocol"]),
         // The CLI's side of the socket in process: its deadlines, its socket, and AgentConnection against the agent's server started here.
         .testTarget(name: "AgentClientTests", dependencies: ["AgentTestSupport", "AgentClient", "AgentServer", "AgentCore", "AgentProtocol", "Interaction", "Locking",
@@ -310,7 +309,7 @@ let package = Package(
         // The IDX client against recorded answers shaped like the public SDK's mocks (Fixtures/), on a loopback server,
         // and against the passkey-devserver program, which IDXDevServerTests and IDXSignInTests spawn: nothing imports
         // it, but the dependency has SwiftPM build the program before this target.
-        .testTarget(name: "OktaIDXTests", dependencies: ["BoundedJSON", "Base64", "Locking", "TestSupport", "OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness",
+        .testTarget(name: "OktaIDXTests", dependencies: ["URLPolicy", "BoundedJSON", "Base64", "Locking", "TestSupport", "OktaIDX", "OpenID", "Tokens", "HTTPTransport", "WebAuthnJSON", "Harness",
                                                    "passkey-devserver", crypto],
                     exclude: ["Fixtures"]),
         // The vault's format, cache and header lock in process, and the known-answer vault (Fixtures/) that must keep decrypting.

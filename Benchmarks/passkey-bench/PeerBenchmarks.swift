@@ -1,12 +1,12 @@
 import DevServer
 import DevServerBase
 import FoundationEssentials
-import HTTPTransport
 import Harness
+import HTTPTransport
 import OAuthDevServer
 import OpenID
 import Settings
-import URLEncoding
+import URLPolicy
 
 #if canImport(Glibc)
 import Glibc

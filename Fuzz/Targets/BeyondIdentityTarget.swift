@@ -3,6 +3,7 @@ import Base64
 import FoundationEssentials
 import OpenID
 import Tokens
+import URLPolicy
 
 extension FuzzTarget {
     /// What a browser hands `passkey invoke` and what a Beyond-Identity-like

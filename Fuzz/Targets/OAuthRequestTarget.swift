@@ -2,7 +2,7 @@ import BeyondIdentityDevServer
 import DevServerBase
 import FoundationEssentials
 import OAuthDevServer
-import URLEncoding
+import URLPolicy
 
 extension FuzzTarget {
     /// What a browser or client sends the devserver's authorization server:

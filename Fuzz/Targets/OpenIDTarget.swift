@@ -2,6 +2,7 @@ import Base64
 import FoundationEssentials
 import OpenID
 import Tokens
+import URLPolicy
 
 extension FuzzTarget {
     /// What an OpenID provider (or whoever plays one) hands `passkey login`:

@@ -2,7 +2,7 @@ import Base64
 import DevServerBase
 import FoundationEssentials
 import Hummingbird
-import URLEncoding
+import URLPolicy
 import WebAuthn
 
 /// GET APP/authorize: the OIDC authorization endpoint. A good request starts

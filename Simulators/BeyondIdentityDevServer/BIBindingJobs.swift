@@ -1,7 +1,7 @@
 import DevServerBase
 import FoundationEssentials
 import Hummingbird
-import URLEncoding
+import URLPolicy
 
 /// POST BI/…/identities/<id>/credential-binding-jobs (ApiSecret) makes a
 /// binding job with RETURN delivery and answers its link;

@@ -1,7 +1,7 @@
 import DevServerBase
 import FoundationEssentials
 import Hummingbird
-import URLEncoding
+import URLPolicy
 import WebAuthn
 
 /// POST BI/v1/tenants/t1/realms/r1/transactions/<id>/prove: our proof

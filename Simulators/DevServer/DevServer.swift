@@ -8,7 +8,7 @@ import Glibc
 import Hummingbird
 import IDXDevServer
 import Logging
-import LoopbackHost
+import URLPolicy
 import NIOCore
 import OAuthDevServer
 import PasswordlessDevServer

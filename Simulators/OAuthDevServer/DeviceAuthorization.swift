@@ -1,7 +1,7 @@
 import DevServerBase
 import FoundationEssentials
 import Hummingbird
-import URLEncoding
+import URLPolicy
 
 /// POST {issuer}/v1/device/authorize (RFC 8628 §3.1, §3.2).
 extension OAuthServer {

@@ -2,7 +2,7 @@ import BeyondIdentityDevServer
 import DevServerBase
 import FoundationEssentials
 import Hummingbird
-import URLEncoding
+import URLPolicy
 
 /// External IdP routing, as Okta's `idp=` parameter does it: the app's
 /// checked authorization request is parked, the browser goes to the

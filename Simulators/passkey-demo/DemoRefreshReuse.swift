@@ -2,7 +2,7 @@ import AgentProtocol
 import FoundationEssentials
 import HTTPTransport
 import OpenID
-import URLEncoding
+import URLPolicy
 
 /// The refresh token's rotation seen from outside. The agent never lets a
 /// refresh token out, so to show the server refusing a spent one the demo

@@ -2,9 +2,9 @@
 import DevServerBase
 import DevServerTestSupport
 import Foundation
-import LoopbackHost
 import Testing
 import TestSupport
+import URLPolicy
 
 /// The devserver has no TLS and prints its secret, so it listens only on
 /// addresses that can only mean this machine. A host that merely starts with

@@ -2,6 +2,7 @@ import OktaIDX
 import OpenID
 import Testing
 import TestSupport
+import URLPolicy
 
 /// Where IDX forms may go: the issuer's origin, compared by the rule every
 /// trusted-host check uses (Tokens' `URLLocation`): case and an explicit

@@ -1,4 +1,4 @@
-import URLEncoding
+import URLPolicy
 
 /// `application/x-www-form-urlencoded` fields, from a query string or a body,
 /// read strictly: RFC 6749 §3.1 says a parameter must not appear twice, so a

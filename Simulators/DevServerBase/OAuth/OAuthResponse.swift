@@ -1,7 +1,7 @@
 import FoundationEssentials
 import HTTPTypes
 import Hummingbird
-import URLEncoding
+import URLPolicy
 
 /// An RFC 6749 §5.2 error: `{"error","error_description"}`.
 package struct OAuthError: Error, Sendable {

@@ -5,6 +5,7 @@ import AgentVault
 import BeyondIdentity
 import Interaction
 import Tokens
+import URLPolicy
 import WebAuthnJSON
 
 /// What the person is asked before an invoke URL touches the key: the facts

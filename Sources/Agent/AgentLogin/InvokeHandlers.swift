@@ -8,6 +8,7 @@ import FoundationEssentials
 import Interaction
 import OpenID
 import Tokens
+import URLPolicy
 import WebAuthn
 import WebAuthnClient
 

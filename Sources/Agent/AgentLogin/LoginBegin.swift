@@ -8,6 +8,7 @@ import Interaction
 import OpenID
 import Settings
 import Tokens
+import URLPolicy
 
 /// `login.begin`: checks what it is given, discovers the provider, chooses
 /// the flow, starts its first step, and leaves a task running that finishes

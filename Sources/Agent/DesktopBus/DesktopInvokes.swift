@@ -4,6 +4,7 @@ import AgentRuntime
 import Interaction
 import Logging
 import Tokens
+import URLPolicy
 
 /// Runs the `invoke` method — the same handler the socket's clients reach —
 /// for each URI a launcher opened over D-Bus. One at a time, in arrival

@@ -1,5 +1,5 @@
 import SecureFiles
-import URLEncoding
+import URLPolicy
 
 /// What `passkey login` remembers about an account, so that `token get`
 /// refreshes and a second `passkey login ACCOUNT` signs in again with no

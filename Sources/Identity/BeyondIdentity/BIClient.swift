@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HTTPTransport
 import Tokens
+import URLPolicy
 import WebAuthnJSON
 
 /// The calls to a Beyond-Identity-like identity provider after an invoke

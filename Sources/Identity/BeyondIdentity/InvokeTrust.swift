@@ -1,4 +1,5 @@
 import Tokens
+import URLPolicy
 import WebAuthnJSON
 
 /// The one trust rule for invoke URLs: which application a request or a

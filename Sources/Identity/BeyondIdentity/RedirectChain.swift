@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HTTPTransport
 import Tokens
+import URLPolicy
 
 /// Follows the identity provider's redirect after a proof (Okta's callback
 /// with the IdP's code, then Okta's redirect to the login) with plain GETs,

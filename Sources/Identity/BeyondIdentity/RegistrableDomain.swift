@@ -1,5 +1,5 @@
 import CPSL
-import LoopbackHost
+import URLPolicy
 
 /// The Public Suffix List's answers (libpsl), for RP IDs: which parent
 /// domains of a host a site may claim. A WebAuthn RP ID must be a

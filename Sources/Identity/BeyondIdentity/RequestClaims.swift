@@ -1,6 +1,7 @@
 import Base64
 import FoundationEssentials
 import Tokens
+import URLPolicy
 import WebAuthnClient
 import WebAuthnJSON
 

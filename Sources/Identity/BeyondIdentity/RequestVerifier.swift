@@ -1,8 +1,9 @@
 import FoundationEssentials
 import HTTPTransport
-import OpenID
 import Locking
+import OpenID
 import Tokens
+import URLPolicy
 
 /// Verifies the `request` JWT of an authenticate URL — which Beyond
 /// Identity's SDK does not do; whoever can send the browser to the invoke URL

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Tokens
+import URLPolicy
 
 /// An identity provider application the person trusts with invoke URLs —
 /// an issuer (scheme, host, port and path prefix: tenant, realm,

@@ -4,7 +4,7 @@ import Hexadecimal
 import Locking
 import NIOCore
 import NIOHTTP1
-import URLEncoding
+import URLPolicy
 
 /// The one HTTP client of passkey-agent (token endpoints, identity
 /// services): AsyncHTTPClient with the timeouts peers learned the hard way

@@ -3,6 +3,7 @@ import FoundationEssentials
 import HTTPTransport
 import OpenID
 import Tokens
+import URLPolicy
 
 /// The IDX calls of one app at one Okta authorization server (okta-bi.md
 /// §3.1): interact, introspect, a remediation form, and the

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import OpenID
 import Tokens
+import URLPolicy
 
 /// Where IDX lives for an issuer (okta-bi.md §3.1): interact beside the
 /// authorization endpoint (its last path segment replaced by `interact`,

@@ -1,6 +1,7 @@
 import HTTPTransport
 import OpenID
 import Tokens
+import URLPolicy
 
 /// Why an Okta Identity Engine sign-in step failed, as something the person
 /// can act on. No message carries a `stateHandle`, an interaction handle or

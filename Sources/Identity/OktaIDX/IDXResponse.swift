@@ -1,6 +1,7 @@
 import BoundedJSON
 import Reports
 import Tokens
+import URLPolicy
 
 /// An IDX answer (okta-bi.md §3.2): the envelope's parts this client acts
 /// on, read strictly — a member we use that has the wrong shape is an error

@@ -1,7 +1,7 @@
 import Base64
 import HTTPTransport
 import Tokens
-import URLEncoding
+import URLPolicy
 
 /// One authorization-code login's secrets — `state`, `nonce` and the PKCE
 /// verifier — fresh from the system's random source, in memory only. Always

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Tokens
+import URLPolicy
 
 /// RFC 8414 authorization-server metadata, read only for the endpoints an
 /// OpenID discovery document leaves out: some providers (django-oauth-toolkit)

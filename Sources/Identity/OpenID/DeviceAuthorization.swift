@@ -1,6 +1,7 @@
 import DecodingErrors
 import FoundationEssentials
 import Tokens
+import URLPolicy
 
 /// A device authorization in progress (RFC 8628 §3.2): what the user is
 /// shown — the user code and where to enter it — and when it expires. The

@@ -1,4 +1,5 @@
 import Tokens
+import URLPolicy
 
 /// The three ways an authorization-code or device login reaches the
 /// provider: a browser on this machine (a loopback redirect), the same

@@ -1,5 +1,6 @@
 import HTTPTransport
 import Tokens
+import URLPolicy
 
 /// What a token-type hint says (RFC 7009 §2.1).
 public enum TokenTypeHint: String, Sendable {

@@ -1,6 +1,7 @@
 import HTTPTransport
 import Locking
 import Tokens
+import URLPolicy
 
 /// One OpenID provider, found by discovery (`<issuer>/.well-known/openid-configuration`,
 /// the document's issuer compared exactly; the revocation and device

@@ -1,6 +1,7 @@
 import DecodingErrors
 import FoundationEssentials
 import Tokens
+import URLPolicy
 
 /// What an OpenID provider's discovery document (OIDC Discovery §3, RFC
 /// 8414 §2) tells a public native client. Codable in this shape for the

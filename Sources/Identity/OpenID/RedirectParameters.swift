@@ -1,4 +1,4 @@
-import URLEncoding
+import URLPolicy
 
 /// The query of an authorization response (RFC 6749 §4.1.2), read from
 /// whatever arrived: a whole URL pasted from the browser's address bar, or

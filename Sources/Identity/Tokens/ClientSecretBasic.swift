@@ -1,6 +1,6 @@
 import FoundationEssentials
 import HTTPTransport
-import URLEncoding
+import URLPolicy
 
 /// How a confidential client proves itself at a token, device or revocation
 /// endpoint: HTTP Basic with the form-encoded client id and secret

@@ -1,3 +1,4 @@
+import URLPolicy
 /// What `token put` stores: an OAuth 2.0 token response (`access_token`,
 /// `token_type`, `expires_in`, `refresh_token`, `id_token`, `scope`) plus
 /// the three members the agent needs to refresh it later: `issuer`,

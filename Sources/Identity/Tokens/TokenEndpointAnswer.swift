@@ -1,3 +1,4 @@
+import URLPolicy
 /// A token endpoint's answer to a grant other than refresh (an authorization
 /// code, a device code), read by the same `TokenResponse` parser as refresh
 /// answers and `token put` documents: a login lands with exactly the checks a

@@ -1,4 +1,5 @@
 import HTTPTransport
+import URLPolicy
 
 /// The refresh_token grant (RFC 6749 §6): a form-encoded POST of
 /// `grant_type=refresh_token`, the refresh token and the client id to the

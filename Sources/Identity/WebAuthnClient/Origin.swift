@@ -1,4 +1,4 @@
-import LoopbackHost
+import URLPolicy
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 import AgentProtocol
 import FoundationEssentials
-import LoopbackHost
 import Settings
+import URLPolicy
 
 /// git's credential-helper protocol (gitcredentials(7), git-credential(1)):
 /// git writes `key=value` lines, ended by a blank line or the end of input;

@@ -1,17 +1,16 @@
 import FoundationEssentials
-import Tokens
 
 extension URLLocation {
     /// What a trust rule names: an origin (scheme optional, port optional
     /// meaning the scheme's default) and a path prefix ("" for all paths),
     /// matched against a parsed `URLLocation` — never against text.
-    struct Pattern: Equatable, Sendable {
-        let scheme: String?
-        let host: String
-        let port: Int?
-        let pathPrefix: String
+    public struct Pattern: Equatable, Sendable {
+        public let scheme: String?
+        public let host: String
+        public let port: Int?
+        public let pathPrefix: String
 
-        init(scheme: String?, host: String, port: Int?, pathPrefix: String) {
+        public init(scheme: String?, host: String, port: Int?, pathPrefix: String) {
             self.scheme = scheme
             self.host = host
             self.port = port
@@ -21,7 +20,7 @@ extension URLLocation {
         /// `host`, `host:port`, `[::1]:port`: nothing else (no scheme, path,
         /// user or percent-encoding); the host lowercased, `:443` kept as a
         /// port that equals https's default.
-        init?(hostAndPort entry: String) {
+        public init?(hostAndPort entry: String) {
             guard !entry.isEmpty, entry.utf8.count <= 260, !entry.contains("/"), !entry.contains("@"),
                   let parts = URLComponents(string: "https://" + entry), let host = parts.percentEncodedHost?.lowercased(),
                   !host.isEmpty, !host.contains("%"), parts.percentEncodedPath.isEmpty, parts.percentEncodedQuery == nil else { return nil }
@@ -29,7 +28,7 @@ extension URLLocation {
             self.init(scheme: nil, host: host, port: parts.port, pathPrefix: "")
         }
 
-        func matches(_ url: URLLocation) -> Bool {
+        public func matches(_ url: URLLocation) -> Bool {
             guard scheme == nil || scheme == url.scheme, host == url.host, url.port == (port ?? URLLocation.defaultPort(url.scheme)) else {
                 return false
             }
@@ -37,11 +36,11 @@ extension URLLocation {
         }
 
         /// Whether `other` is on the same scheme, host and port as this pattern.
-        func sameOrigin(_ other: URLLocation) -> Bool {
+        public func sameOrigin(_ other: URLLocation) -> Bool {
             URLLocation.Pattern(scheme: scheme, host: host, port: port, pathPrefix: "").matches(other)
         }
 
-        var shown: String {
+        public var shown: String {
             let portText = port.map { ":\($0)" } ?? ""
             return (scheme.map { "\($0)://" } ?? "") + host + portText + pathPrefix
         }

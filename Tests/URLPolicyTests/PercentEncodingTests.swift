@@ -1,6 +1,6 @@
 import Testing
 import TestSupport
-import URLEncoding
+import URLPolicy
 
 /// The one percent-encoding: what it keeps, what it escapes, and the escapes
 /// its decoder refuses (each reader of forms, queries and file names used to

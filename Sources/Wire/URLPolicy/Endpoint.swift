@@ -1,5 +1,4 @@
 import FoundationEssentials
-import LoopbackHost
 
 /// Which URLs tokens may be sent to: https, or plain http to this machine
 /// (a development server on loopback, as RFC 8252 allows for redirects).
