@@ -60,24 +60,9 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Listens at once; `answer` gets each request.
     public init(answer: @escaping @Sendable (Request) -> Answer) throws(HarnessError) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .system("socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard listening else {
-            let failure = HarnessError.system("cannot listen on loopback")
-            close(fd)
-            throw failure
-        }
+        let (fd, port) = try LoopbackTCP.listen(backlog: 64)
         listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         let thread = try BackgroundThread {
             while true {
                 let connection = accept(fd, nil, nil)

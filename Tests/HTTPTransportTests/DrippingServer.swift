@@ -25,23 +25,9 @@ final class DrippingServer: Sendable {
 
     init(bodyLength: Int, intervalMilliseconds: Int32) throws {
         self.bodyLength = bodyLength
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard listening else {
-            close(fd)
-            throw HarnessError("cannot listen on loopback: errno \(errno)")
-        }
+        let (fd, port) = try LoopbackTCP.listen(backlog: 4)
         listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         let started = try BackgroundThread { [self] in
             let connection = accept(fd, nil, nil)
             guard connection >= 0 else { return }

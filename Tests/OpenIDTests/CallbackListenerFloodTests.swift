@@ -16,19 +16,11 @@ import Glibc
 
     /// A connection that sends half a request head and never the rest.
     static func halfRequest(port: Int) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard let fd = LoopbackTCP.connect(port: UInt16(port)) else { return nil }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var peer = sockaddr_in()
-        peer.sin_family = sa_family_t(AF_INET)
-        peer.sin_port = in_port_t(UInt16(port).bigEndian)
-        peer.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &peer) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
         let half = Array("GET /callback?state=x HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Slow: ".utf8)
-        guard connected, send(fd, half, half.count, Int32(MSG_NOSIGNAL)) == half.count else {
+        guard send(fd, half, half.count, Int32(MSG_NOSIGNAL)) == half.count else {
             close(fd)
             return nil
         }
