@@ -85,7 +85,11 @@ import TestSupport
     func exhaustiveAgreement() {
         let words = ["work", "w2", "--json", "--no-agent", "--min-valid", "30", "-5", "+5", "--min-valid=7", "--min-valid=", "--", "--help", "-h", ""]
         var lines: [[String]] = [[]]
-        for _ in 0..<4 { lines += lines.filter { $0.count == lines.map(\.count).max() }.flatMap { line in words.map { line + [$0] } } }
+        var longest: [[String]] = [[]]
+        for _ in 0..<4 {
+            longest = longest.flatMap { line in words.map { line + [$0] } }
+            lines += longest
+        }
         var accepted = 0
         for verb in [["status"], ["token", "get"]] {
             for rest in lines {
