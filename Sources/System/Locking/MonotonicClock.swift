@@ -10,7 +10,7 @@ public enum MonotonicClock {
     public static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        return UInt64(clamping: time.tv_sec) * 1_000_000_000 + UInt64(clamping: time.tv_nsec)
     }
 
     /// `now() + milliseconds`, saturating instead of overflowing.
@@ -29,7 +29,7 @@ public enum MonotonicClock {
     public static func deadline(after duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return now() }
-        let (scaled, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (scaled, overflow) = UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
         let (nanoseconds, overflowAgain) = scaled.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
         let (sum, overflowOnceMore) = now().addingReportingOverflow(nanoseconds)
         return overflow || overflowAgain || overflowOnceMore ? UInt64.max : sum
