@@ -51,7 +51,8 @@ public struct WebAuthnOrigin: Sendable, Equatable {
         if let portPart, !portPart.isEmpty {
             let significant = portPart.drop { $0 == "0" }
             guard portPart.utf8.allSatisfy({ (48...57).contains($0) }), significant.utf8.count <= 5,
-                  let value = significant.isEmpty ? 0 : Int(significant), value <= 65535 else {
+                  // A failable parse of at most 5 digits: nil, never a trap, for anything else.
+                  let value = significant.isEmpty ? 0 : Int(significant, radix: 10), value <= 65535 else {
                 throw .invalidOptions("origin \"\(text)\" has a bad port")
             }
             port = value
